@@ -1,0 +1,45 @@
+// c_api.cpp: the C API (ladder.h) over the step registry.
+#include "ladder.h"
+
+#include "registry.h"
+
+using ladder::bf16;
+
+extern "C" int ladder_gemm_variant(int step, const char* variant, const void* A, const void* B,
+                                   void* C, int M, int N, int K, void* stream) {
+    ladder::clear_error();
+    const ladder::Step* s = ladder::find_step(step);
+    if (s == nullptr)
+        return ladder::fail(cudaErrorInvalidValue, "ladder_gemm: no step %d (steps are 1..%d)",
+                            step, ladder::kStepCount);
+    if (!ladder::step_built(*s))
+        return ladder::fail(cudaErrorNotSupported,
+                            "ladder_gemm: step %d (%s) is not available: its folder is not built "
+                            "into this library",
+                            step, s->folder);
+    const ladder::Variant* v = ladder::find_variant(*s, variant);
+    if (v == nullptr)
+        return ladder::fail(cudaErrorInvalidValue, "ladder_gemm: step %d (%s) has no variant '%s'",
+                            step, s->folder, variant);
+    return v->gemm(static_cast<const bf16*>(A), static_cast<const bf16*>(B), static_cast<bf16*>(C),
+                   M, N, K, static_cast<cudaStream_t>(stream));
+}
+
+extern "C" int ladder_gemm(int step, const void* A, const void* B, void* C, int M, int N, int K,
+                           void* stream) {
+    return ladder_gemm_variant(step, nullptr, A, B, C, M, N, K, stream);
+}
+
+extern "C" const char* ladder_last_error(void) { return ladder::last_error(); }
+
+extern "C" int ladder_step_count(void) { return ladder::kStepCount; }
+
+extern "C" const char* ladder_step_name(int step) {
+    const ladder::Step* s = ladder::find_step(step);
+    return s ? s->folder : nullptr;
+}
+
+extern "C" int ladder_step_available(int step) {
+    const ladder::Step* s = ladder::find_step(step);
+    return s != nullptr && ladder::step_built(*s);
+}

@@ -1,0 +1,42 @@
+/* ladder.h: the C API of libladder.so, so that Python (ctypes) or any language can
+ * call any step of the ladder.
+ *
+ *   C[M,N] = A[M,K] * B[N,K]^T, all row-major and packed, A/B/C bf16, fp32 accumulation.
+ *   A, B, C are device pointers (16-byte aligned); stream is a cudaStream_t or NULL.
+ *
+ * Every function is safe to call on a machine without a GPU: it returns an error. */
+#ifndef LADDER_H
+#define LADDER_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Runs step `step` (1..ladder_step_count()). Returns 0 on success, nonzero on error
+ * (the cudaError_t value); ladder_last_error() then says why. Nothing is launched on
+ * error. A step whose folder was not built answers "not available". */
+int ladder_gemm(int step, const void* A, const void* B, void* C, int M, int N, int K,
+                void* stream);
+
+/* The same for a named variant of a step ("pingpong" of step 6, "cluster1" of step 7);
+ * NULL or "" is the step's default. */
+int ladder_gemm_variant(int step, const char* variant, const void* A, const void* B, void* C,
+                        int M, int N, int K, void* stream);
+
+/* The message of the last failed call on this thread, "" after a success. */
+const char* ladder_last_error(void);
+
+/* Number of steps in the ladder (7), built or not. */
+int ladder_step_count(void);
+
+/* "01_naive" ... "07_clusters_multicast", or NULL for a number out of range. */
+const char* ladder_step_name(int step);
+
+/* 1 if the step's code is built into this library, else 0. */
+int ladder_step_available(int step);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LADDER_H */

@@ -1,0 +1,35 @@
+// registry.h: the list of steps, their variants and their tile configurations,
+// as the C API, the step executables, the tests and the planner see them.
+#pragma once
+
+#include "step_api.h"
+
+namespace ladder {
+
+constexpr int kStepCount = 7;
+constexpr int kMaxVariants = 4;
+
+struct Variant {
+    const char* name;        // "" for a step with a single schedule
+    GemmFn gemm;             // nullptr when the step's folder is not built
+};
+
+struct Step {
+    int number;              // 1..7
+    const char* name;        // short name, e.g. "wgmma"
+    const char* folder;      // e.g. "05_wgmma"
+    NeedsArch arch;
+    TileConfig (*tile_config)();  // nullptr when not built
+    Variant variants[kMaxVariants];  // the first one is the step's default
+};
+
+// The step with this number (1..kStepCount), or nullptr for any other number.
+const Step* find_step(int number);
+
+// True when the step's code is linked in (its folder was added in CMakeLists.txt).
+bool step_built(const Step& step);
+
+// The variant named `name` ("" or nullptr: the default), or nullptr.
+const Variant* find_variant(const Step& step, const char* name);
+
+}  // namespace ladder

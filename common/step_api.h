@@ -1,0 +1,54 @@
+// step_api.h: the contract every step of the ladder implements, and the few
+// shared pieces every step's host launch uses (argument checks, error text).
+//
+// The problem (same for every step):
+//   C[M,N] = A[M,K] * B[N,K]^T    A, B, C row-major and densely packed
+//   A, B bf16; accumulate in fp32; C written as bf16   ("TN" GEMM, both operands K-major)
+// Every step accepts M >= 1, N >= 1, K >= 8 with K % 8 == 0 (rows of 16 bytes) and
+// 16-byte aligned pointers, and computes the right answer for all of them.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+namespace ladder {
+
+using bf16 = __nv_bfloat16;
+
+// The launch signature every step exposes as ladder::stepNN::gemm.
+using GemmFn = cudaError_t (*)(const bf16* A, const bf16* B, bf16* C, int M, int N, int K,
+                               cudaStream_t stream);
+
+// What GPU a step's code needs. Steps 01-02 use instructions every GPU since Ampere has;
+// steps 03-07 use TMA (sm_90) and wgmma / setmaxnreg (sm_90a), so they need a Hopper GPU.
+enum class NeedsArch { Sm80, Sm90a };
+
+// The tile configuration a step was compiled with: printed next to its measured numbers
+// and fed to the planner (common/planner.h) so prediction and measurement sit side by side.
+struct TileConfig {
+    int bm;                   // rows of C per CTA tile
+    int bn;                   // columns of C per CTA tile
+    int bk;                   // K extent of one k-block (one pipeline stage)
+    int stages;               // shared-memory stages in the ring (1 = no pipelining, 0 = no smem)
+    int consumer_warpgroups;  // warpgroups doing math (0 for steps without warpgroups)
+    int cluster;              // CTAs per thread-block cluster (1 = no clusters)
+    int threads;              // threads per CTA
+};
+
+// Validates the problem contract above and that the current GPU can run a step that
+// needs `arch`. On failure it records a message (see last_error) naming `step` and
+// returns the error code to hand back to the caller, having launched nothing.
+cudaError_t check_gemm_args(const char* step, const bf16* A, const bf16* B, const bf16* C,
+                            int M, int N, int K, NeedsArch arch);
+
+// After a launch: turns cudaGetLastError() into a recorded message and returns it.
+cudaError_t check_launch(const char* step);
+
+// Records a failure message for ladder_last_error() / last_error() and returns `code`.
+cudaError_t fail(cudaError_t code, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// The message of the last failure on this thread ("" if none since clear_error()).
+const char* last_error();
+void clear_error();
+
+}  // namespace ladder
