@@ -1,0 +1,190 @@
+// cli.cpp: see cli.h.
+#include "cli.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace ladder::cli {
+
+std::vector<Shape> check_shapes() {
+    return {{1, 1, 8},          {127, 129, 72},    {256, 256, 256},
+            {1000, 1992, 2056}, {8192, 64, 1024},  {64, 8192, 1024},
+            {4096, 4096, 4096}};
+}
+
+std::vector<Shape> default_bench_shapes() {
+    return {{512, 512, 512},    {1024, 1024, 1024}, {2048, 2048, 2048},
+            {4096, 4096, 4096}, {8192, 8192, 8192}, {1000, 1992, 2056},
+            {8192, 4096, 4096}, {8192, 14336, 4096}, {8192, 4096, 14336}};
+}
+
+std::vector<Shape> quick_bench_shapes() {
+    return {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {1000, 1992, 2056}};
+}
+
+std::vector<Shape> small_shapes() {
+    return {{1, 1, 8}, {127, 129, 72}, {129, 257, 200}, {256, 256, 256}, {64, 64, 520}};
+}
+
+namespace {
+
+bool parse_positive(const char* text, long long* out) {
+    if (text == nullptr || *text == '\0') return false;
+    errno = 0;
+    char* end = nullptr;
+    long long v = std::strtoll(text, &end, 10);
+    if (errno != 0 || *end != '\0' || v <= 0 || v > 2147483647LL) return false;
+    *out = v;
+    return true;
+}
+
+bool parse_shape(const std::string& item, Shape* shape) {
+    long long dims[3];
+    size_t count = 0, start = 0;
+    while (count < 3) {
+        size_t x = item.find('x', start);
+        std::string part = item.substr(start, x == std::string::npos ? std::string::npos : x - start);
+        if (!parse_positive(part.c_str(), &dims[count++])) return false;
+        if (x == std::string::npos) break;
+        start = x + 1;
+        if (count == 3) return false;  // a fourth dimension
+    }
+    if (count == 1) *shape = {dims[0], dims[0], dims[0]};
+    else if (count == 3) *shape = {dims[0], dims[1], dims[2]};
+    else return false;
+    return true;
+}
+
+}  // namespace
+
+bool parse_sizes(const std::string& text, std::vector<Shape>* out, std::string* error) {
+    if (text == "default") { *out = default_bench_shapes(); return true; }
+    if (text == "quick") { *out = quick_bench_shapes(); return true; }
+    if (text == "small") { *out = small_shapes(); return true; }
+    if (text == "check") { *out = check_shapes(); return true; }
+    std::vector<Shape> shapes;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t comma = text.find(',', start);
+        std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        Shape s{};
+        if (!parse_shape(item, &s)) {
+            *error = "bad size '" + item + "' in --sizes (use N for a cube or MxNxK, sizes 1..2^31-1)";
+            return false;
+        }
+        shapes.push_back(s);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    if (shapes.empty()) {
+        *error = "--sizes is empty";
+        return false;
+    }
+    *out = shapes;
+    return true;
+}
+
+bool parse(int argc, const char* const* argv, Options* out, std::string* error) {
+    Options o;
+    long long m = 0, n = 0, k = 0;
+    bool sizes_given = false;
+    std::vector<Shape> sizes;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&](const char* name) -> const char* {
+            if (i + 1 >= argc) {
+                *error = std::string(name) + " needs a value";
+                return nullptr;
+            }
+            return argv[++i];
+        };
+        auto dim = [&](const char* name, long long* dst) {
+            const char* v = value(name);
+            if (v == nullptr) return false;
+            if (!parse_positive(v, dst)) {
+                *error = std::string(name) + " must be a whole number from 1 to 2^31-1, not '" + v + "'";
+                return false;
+            }
+            return true;
+        };
+        if (arg == "--check") o.check = true;
+        else if (arg == "--bench") o.bench = true;
+        else if (arg == "--help" || arg == "-h") o.help = true;
+        else if (arg == "--m") { if (!dim("--m", &m)) return false; }
+        else if (arg == "--n") { if (!dim("--n", &n)) return false; }
+        else if (arg == "--k") { if (!dim("--k", &k)) return false; }
+        else if (arg == "--sizes") {
+            const char* v = value("--sizes");
+            if (v == nullptr || !parse_sizes(v, &sizes, error)) return false;
+            sizes_given = true;
+        } else if (arg == "--csv") {
+            const char* v = value("--csv");
+            if (v == nullptr) return false;
+            o.csv = v;
+        } else if (arg == "--variant") {
+            const char* v = value("--variant");
+            if (v == nullptr) return false;
+            o.variant = v;
+        } else if (arg == "--seed") {
+            const char* v = value("--seed");
+            if (v == nullptr) return false;
+            char* end = nullptr;
+            errno = 0;
+            o.seed = std::strtoull(v, &end, 10);
+            if (errno != 0 || *end != '\0' || *v == '\0' || *v == '-') {
+                *error = std::string("--seed must be a whole number, not '") + v + "'";
+                return false;
+            }
+            o.seed_given = true;
+        } else if (arg == "--runs") {
+            long long runs = 0;
+            if (!dim("--runs", &runs)) return false;
+            if (runs < 20) {
+                *error = "--runs must be at least 20 (the median of fewer runs is noise)";
+                return false;
+            }
+            o.min_runs = static_cast<int>(runs);
+        } else if (arg == "--reference") {
+            const char* v = value("--reference");
+            if (v == nullptr) return false;
+            if (std::strcmp(v, "cpu") == 0) o.cpu_reference = true;
+            else if (std::strcmp(v, "cublas") != 0) {
+                *error = std::string("--reference must be cublas or cpu, not '") + v + "'";
+                return false;
+            }
+        } else {
+            *error = "unknown argument '" + arg + "'";
+            return false;
+        }
+    }
+    if (!o.check && !o.bench) o.check = o.bench = true;
+    const bool one_shape = m || n || k;
+    if (one_shape && sizes_given) {
+        *error = "give either --m/--n/--k or --sizes, not both";
+        return false;
+    }
+    if (one_shape) sizes = {{m ? m : 4096, n ? n : 4096, k ? k : 4096}};
+    o.check_shapes = (one_shape || sizes_given) ? sizes : check_shapes();
+    o.bench_shapes = (one_shape || sizes_given) ? sizes : default_bench_shapes();
+    if (o.cpu_reference)
+        for (const Shape& s : o.check_shapes)
+            if (s.M * s.N * s.K > (1LL << 31)) {
+                *error = "--reference cpu is for small shapes (M*N*K <= 2^31); use cuBLAS for larger";
+                return false;
+            }
+    *out = o;
+    return true;
+}
+
+std::string usage(const char* program) {
+    return std::string("usage: ") + program +
+           " [--check] [--bench] [--m M --n N --k K | --sizes default|quick|small|check|LIST]\n"
+           "       [--variant NAME] [--csv FILE] [--seed S] [--runs R>=20] [--reference cublas|cpu]\n"
+           "With neither --check nor --bench it does both: checks every shape against cuBLAS\n"
+           "(and a float64 CPU reference on sampled elements), then times the step and cuBLAS\n"
+           "side by side. Exit codes: 0 ok, 1 a check or CUDA call failed, 2 bad arguments,\n"
+           "77 no GPU that can run this step.\n";
+}
+
+}  // namespace ladder::cli

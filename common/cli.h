@@ -1,0 +1,55 @@
+// cli.h: the command line of the step executables (step-1 ... step-7), parsed in plain C++
+// so the parsing is unit-tested without a GPU.
+//
+//   step-N                      check the default shape set, then benchmark the default sizes
+//   step-N --check              only check          step-N --bench   only benchmark
+//   --m M --n N --k K           one shape (missing ones default to 4096)
+//   --sizes LIST                default | quick | small | check | "4096,1000x1992x2056,..."
+//   --variant NAME              one schedule of the step (step 6: pingpong, step 7: cluster1...)
+//   --csv FILE                  append benchmark rows to FILE
+//   --seed S                    fix the input seed (default: a fresh seed, printed)
+//   --reference cublas|cpu      full reference: cuBLAS on the GPU, or float64 on the CPU
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ladder::cli {
+
+struct Shape {
+    long long M, N, K;
+};
+
+struct Options {
+    bool check = false;
+    bool bench = false;
+    bool help = false;
+    std::vector<Shape> check_shapes;
+    std::vector<Shape> bench_shapes;
+    std::string csv;
+    std::string variant;  // "" = every variant of the step (bench) / the default (check)
+    bool seed_given = false;
+    uint64_t seed = 0;
+    int min_runs = 20;
+    bool cpu_reference = false;
+};
+
+// The correctness set of the foundation issue: tiny, odd, skinny and one large shape.
+std::vector<Shape> check_shapes();
+// Squares 512..8192, an odd-sized problem, and LLM-like projections (M = 8192 tokens).
+std::vector<Shape> default_bench_shapes();
+// A few sizes that finish in seconds, for a classroom.
+std::vector<Shape> quick_bench_shapes();
+// Small shapes for compute-sanitizer runs (edges, a K tail, a single element).
+std::vector<Shape> small_shapes();
+
+// Parses "4096" (a cube) or "MxNxK", comma-separated, or one of the set names above.
+bool parse_sizes(const std::string& text, std::vector<Shape>* out, std::string* error);
+
+// Parses argv. Returns false with *error set on bad arguments (the caller exits with 2).
+bool parse(int argc, const char* const* argv, Options* out, std::string* error);
+
+std::string usage(const char* program);
+
+}  // namespace ladder::cli

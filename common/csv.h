@@ -1,0 +1,37 @@
+// csv.h: the benchmark's CSV rows. The plots (common/plot.py) and the README tables read
+// these columns by name, so keep them stable; add new ones at the end.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ladder::csv {
+
+struct Row {
+    int step = 0;
+    std::string name;  // step name, with ":variant" when the step has several schedules
+    long long M = 0, N = 0, K = 0;
+    double ms = 0, tflops = 0;
+    double cublas_ms = 0, cublas_tflops = 0;
+    double speedup_vs_cublas = 0;
+    std::string device;
+    int sm_clock_mhz = 0;
+    std::string cuda;    // runtime version, e.g. "13.0"
+    std::string driver;  // driver's CUDA version, e.g. "13.0"
+    std::string date;    // YYYY-MM-DD
+    double plan_tflops = 0;    // the planner's upper bound for this step's tile configuration
+    std::string plan_limiter;  // what the planner says limits it
+};
+
+const std::vector<std::string>& columns();
+
+// The header line and one row as CSV text (no trailing newline). Fields with commas, quotes
+// or newlines are quoted.
+std::string header_line();
+std::string format_row(const Row& row);
+
+// Appends rows to `path`, writing the header first when the file is new or empty.
+// Returns false (and sets *error) when the file cannot be written.
+bool append_rows(const std::string& path, const std::vector<Row>& rows, std::string* error);
+
+}  // namespace ladder::csv

@@ -1,0 +1,236 @@
+// harness.cu: see harness.h.
+#include "harness.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <vector>
+
+namespace ladder::harness {
+
+void throw_cuda(cudaError_t err, const char* call, const char* file, int line) {
+    char msg[512];
+    std::snprintf(msg, sizeof msg, "%s:%d: %s failed: %s (%s)", file, line, call,
+                  cudaGetErrorString(err), cudaGetErrorName(err));
+    throw Error(msg);
+}
+
+void throw_cublas(cublasStatus_t status, const char* call, const char* file, int line) {
+    char msg[512];
+    std::snprintf(msg, sizeof msg, "%s:%d: %s failed: cuBLAS status %d", file, line, call,
+                  static_cast<int>(status));
+    throw Error(msg);
+}
+
+bool gpu_available(std::string* why) {
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0) {
+        cudaGetLastError();
+        if (why)
+            *why = err != cudaSuccess ? std::string("no CUDA GPU: ") + cudaGetErrorString(err)
+                                      : std::string("no CUDA GPU on this machine");
+        return false;
+    }
+    return true;
+}
+
+namespace {
+
+std::string version_string(int v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%d.%d", v / 1000, (v % 1000) / 10);
+    return buf;
+}
+
+}  // namespace
+
+DeviceInfo device_info() {
+    DeviceInfo info;
+    int device = 0;
+    LADDER_CUDA(cudaGetDevice(&device));
+    cudaDeviceProp prop{};
+    LADDER_CUDA(cudaGetDeviceProperties(&prop, device));
+    info.name = prop.name;
+    info.major = prop.major;
+    info.minor = prop.minor;
+    info.sm_count = prop.multiProcessorCount;
+    info.l2_bytes = prop.l2CacheSize;
+    info.smem_optin_bytes = static_cast<int>(prop.sharedMemPerBlockOptin);
+    int clock_khz = 0;
+    LADDER_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
+    info.peak_sm_clock_mhz = clock_khz / 1000;
+    int runtime = 0, driver = 0;
+    LADDER_CUDA(cudaRuntimeGetVersion(&runtime));
+    LADDER_CUDA(cudaDriverGetVersion(&driver));
+    info.cuda = version_string(runtime);
+    info.driver = version_string(driver);
+    return info;
+}
+
+int current_sm_clock_mhz() {
+    // NVML is part of the driver, not the toolkit: load it if it is there. The three entry
+    // points below have had these signatures since NVML's first release.
+    using InitFn = int (*)();
+    using HandleFn = int (*)(unsigned, void**);
+    using ClockFn = int (*)(void*, int, unsigned*);
+    static void* lib = dlopen("libnvidia-ml.so.1", RTLD_LAZY);
+    if (lib == nullptr) return 0;
+    static auto init = reinterpret_cast<InitFn>(dlsym(lib, "nvmlInit_v2"));
+    static auto handle_of = reinterpret_cast<HandleFn>(dlsym(lib, "nvmlDeviceGetHandleByIndex_v2"));
+    static auto clock_of = reinterpret_cast<ClockFn>(dlsym(lib, "nvmlDeviceGetClockInfo"));
+    static const bool ready = init && handle_of && clock_of && init() == 0;
+    if (!ready) return 0;
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) return 0;
+    void* handle = nullptr;
+    unsigned mhz = 0;
+    constexpr int kNvmlClockSm = 1;  // NVML_CLOCK_SM
+    // NVML numbers devices in PCI order; CUDA does too unless CUDA_DEVICE_ORDER says otherwise.
+    if (handle_of(static_cast<unsigned>(device), &handle) != 0) return 0;
+    if (clock_of(handle, kNvmlClockSm, &mhz) != 0) return 0;
+    return static_cast<int>(mhz);
+}
+
+std::string today() {
+    std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char buf[16];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d", &utc);
+    return buf;
+}
+
+namespace {
+
+__device__ __forceinline__ uint64_t splitmix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+__global__ void fill_random_kernel(__nv_bfloat16* data, size_t count, uint64_t seed) {
+    const uint64_t key = splitmix64(seed);
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
+         i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+        const uint32_t bits = static_cast<uint32_t>(splitmix64(key ^ i) >> 40);  // 24 bits
+        data[i] = __float2bfloat16(static_cast<float>(bits) * (2.0f / 16777216.0f) - 1.0f);
+    }
+}
+
+__global__ void poison_kernel(__nv_bfloat16* data, size_t count) {
+    const __nv_bfloat16 nan = __ushort_as_bfloat16(0x7fc0);
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
+         i += static_cast<size_t>(gridDim.x) * blockDim.x)
+        data[i] = nan;
+}
+
+unsigned grid_for(size_t count) {
+    return static_cast<unsigned>(std::min<size_t>((count + 255) / 256, 65536));
+}
+
+}  // namespace
+
+void fill_random(__nv_bfloat16* data, size_t count, uint64_t seed, cudaStream_t stream) {
+    fill_random_kernel<<<grid_for(count), 256, 0, stream>>>(data, count, seed);
+    LADDER_CUDA(cudaGetLastError());
+}
+
+void poison_nan(__nv_bfloat16* data, size_t count, cudaStream_t stream) {
+    poison_kernel<<<grid_for(count), 256, 0, stream>>>(data, count);
+    LADDER_CUDA(cudaGetLastError());
+}
+
+Cublas::Cublas() {
+    LADDER_CUBLAS(cublasCreate(&handle_));
+    // A workspace lets cuBLAS pick its fastest Hopper kernels (32 MiB is NVIDIA's advice for
+    // Hopper in the cuBLAS documentation, cublasSetWorkspace).
+    constexpr size_t kWorkspaceBytes = 32u << 20;
+    LADDER_CUDA(cudaMalloc(&workspace_, kWorkspaceBytes));
+    LADDER_CUBLAS(cublasSetWorkspace(handle_, workspace_, kWorkspaceBytes));
+}
+
+Cublas::~Cublas() {
+    if (handle_) cublasDestroy(handle_);
+    if (workspace_) cudaFree(workspace_);
+}
+
+// cuBLAS is column-major. Row-major C[M,N] is column-major C^T (N x M), and
+// C^T = B * A^T, where row-major B[N,K] read column-major is B^T (so op T) and row-major
+// A[M,K] read column-major is already A^T (op N).
+void Cublas::gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
+                  int K, cudaStream_t stream) {
+    const float alpha = 1.0f, beta = 0.0f;
+    LADDER_CUBLAS(cublasSetStream(handle_, stream));
+    LADDER_CUBLAS(cublasGemmEx(handle_, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, B, CUDA_R_16BF,
+                               K, A, CUDA_R_16BF, K, &beta, C, CUDA_R_16BF, N, CUBLAS_COMPUTE_32F,
+                               CUBLAS_GEMM_DEFAULT));
+}
+
+void Cublas::gemm_f32(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, int M, int N,
+                      int K, cudaStream_t stream) {
+    const float alpha = 1.0f, beta = 0.0f;
+    LADDER_CUBLAS(cublasSetStream(handle_, stream));
+    LADDER_CUBLAS(cublasGemmEx(handle_, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, B, CUDA_R_16BF,
+                               K, A, CUDA_R_16BF, K, &beta, C, CUDA_R_32F, N, CUBLAS_COMPUTE_32F,
+                               CUBLAS_GEMM_DEFAULT));
+}
+
+Timing time_launches(const std::function<cudaError_t(int set)>& launch, int sets, int min_runs,
+                     cudaStream_t stream) {
+    auto checked = [&](int set) {
+        cudaError_t err = launch(set);
+        if (err != cudaSuccess) throw Error(std::string("launch failed: ") + cudaGetErrorString(err));
+    };
+    cudaEvent_t probe_start, probe_stop;
+    LADDER_CUDA(cudaEventCreate(&probe_start));
+    LADDER_CUDA(cudaEventCreate(&probe_stop));
+    // Warm-up: module load, lazy initialisation, clocks ramping. The second launch also tells
+    // how long one launch takes, which sizes the timed loop.
+    checked(0);
+    LADDER_CUDA(cudaEventRecord(probe_start, stream));
+    checked(1 % sets);
+    LADDER_CUDA(cudaEventRecord(probe_stop, stream));
+    LADDER_CUDA(cudaEventSynchronize(probe_stop));
+    float estimate_ms = 0;
+    LADDER_CUDA(cudaEventElapsedTime(&estimate_ms, probe_start, probe_stop));
+    cudaEventDestroy(probe_start);
+    cudaEventDestroy(probe_stop);
+    if (estimate_ms < 50) {  // fast kernels: a few more warm-up launches are free
+        for (int i = 0; i < 5; ++i) checked((2 + i) % sets);
+    }
+
+    constexpr double kBudgetMs = 300;
+    const int runs = std::clamp(static_cast<int>(kBudgetMs / std::max(estimate_ms, 1e-3f)), min_runs, 500);
+    std::vector<cudaEvent_t> start(runs), stop(runs);
+    for (int i = 0; i < runs; ++i) {
+        LADDER_CUDA(cudaEventCreate(&start[i]));
+        LADDER_CUDA(cudaEventCreate(&stop[i]));
+    }
+    for (int i = 0; i < runs; ++i) {
+        LADDER_CUDA(cudaEventRecord(start[i], stream));
+        checked(i % sets);
+        LADDER_CUDA(cudaEventRecord(stop[i], stream));
+    }
+    LADDER_CUDA(cudaStreamSynchronize(stream));
+    std::vector<double> ms(runs);
+    for (int i = 0; i < runs; ++i) {
+        float t = 0;
+        LADDER_CUDA(cudaEventElapsedTime(&t, start[i], stop[i]));
+        ms[i] = t;
+        cudaEventDestroy(start[i]);
+        cudaEventDestroy(stop[i]);
+    }
+    std::sort(ms.begin(), ms.end());
+    Timing timing;
+    timing.runs = runs;
+    timing.min_ms = ms.front();
+    timing.median_ms = runs % 2 ? ms[runs / 2] : 0.5 * (ms[runs / 2 - 1] + ms[runs / 2]);
+    return timing;
+}
+
+}  // namespace ladder::harness

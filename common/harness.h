@@ -1,0 +1,136 @@
+// harness.h: the GPU side of the harness: device facts, buffers, random inputs, the NaN
+// poison, the cuBLAS reference and the timer. Steps never include this; the step
+// executables (step_main.cpp) and the GPU tests do.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+namespace ladder::harness {
+
+// Any failed CUDA or cuBLAS call in the harness throws this, with the call and its location.
+struct Error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+void throw_cuda(cudaError_t err, const char* call, const char* file, int line);
+void throw_cublas(cublasStatus_t status, const char* call, const char* file, int line);
+
+#define LADDER_CUDA(call)                                                                   \
+    do {                                                                                    \
+        cudaError_t ladder_err_ = (call);                                                   \
+        if (ladder_err_ != cudaSuccess)                                                     \
+            ::ladder::harness::throw_cuda(ladder_err_, #call, __FILE__, __LINE__);          \
+    } while (0)
+#define LADDER_CUBLAS(call)                                                                 \
+    do {                                                                                    \
+        cublasStatus_t ladder_status_ = (call);                                             \
+        if (ladder_status_ != CUBLAS_STATUS_SUCCESS)                                        \
+            ::ladder::harness::throw_cublas(ladder_status_, #call, __FILE__, __LINE__);     \
+    } while (0)
+
+struct DeviceInfo {
+    std::string name;
+    int major = 0, minor = 0;
+    int sm_count = 0;
+    long long l2_bytes = 0;
+    int smem_optin_bytes = 0;
+    int peak_sm_clock_mhz = 0;
+    std::string cuda;    // runtime version "13.0"
+    std::string driver;  // the driver's CUDA version "13.0"
+};
+
+// True when a CUDA GPU can be used; otherwise *why says what is missing.
+bool gpu_available(std::string* why);
+DeviceInfo device_info();
+
+// The SM clock right now, from NVML when the driver provides it (loaded at run time, so the
+// harness does not link against it); 0 when unknown.
+int current_sm_clock_mhz();
+
+// Today's date as YYYY-MM-DD (UTC).
+std::string today();
+
+// A device allocation that frees itself.
+template <typename T>
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    explicit DeviceBuffer(size_t count) : count_(count) {
+        LADDER_CUDA(cudaMalloc(&ptr_, count * sizeof(T)));
+    }
+    ~DeviceBuffer() { if (ptr_) cudaFree(ptr_); }
+    DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), count_(o.count_) { o.ptr_ = nullptr; }
+    DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+        if (this != &o) {
+            if (ptr_) cudaFree(ptr_);
+            ptr_ = o.ptr_;
+            count_ = o.count_;
+            o.ptr_ = nullptr;
+        }
+        return *this;
+    }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    T* get() const { return ptr_; }
+    size_t count() const { return count_; }
+    size_t bytes() const { return count_ * sizeof(T); }
+
+private:
+    T* ptr_ = nullptr;
+    size_t count_ = 0;
+};
+
+// Uniform random bf16 in [-1, 1) from a counter-based hash of (seed, index): the same seed
+// gives the same matrix on any GPU, and no two seeds share a stream of values.
+void fill_random(__nv_bfloat16* data, size_t count, uint64_t seed, cudaStream_t stream = nullptr);
+// Fills with NaN, so any element a kernel fails to write shows up in the check.
+void poison_nan(__nv_bfloat16* data, size_t count, cudaStream_t stream = nullptr);
+
+// One problem's device buffers: A[M,K], B[N,K], C[M,N].
+struct ProblemBuffers {
+    DeviceBuffer<__nv_bfloat16> A, B, C;
+    ProblemBuffers(long long M, long long N, long long K)
+        : A(static_cast<size_t>(M * K)), B(static_cast<size_t>(N * K)), C(static_cast<size_t>(M * N)) {}
+    size_t bytes() const { return A.bytes() + B.bytes() + C.bytes(); }
+};
+
+// cuBLAS computing the same C = A * B^T (row-major) with fp32 accumulation.
+class Cublas {
+public:
+    Cublas();
+    ~Cublas();
+    Cublas(const Cublas&) = delete;
+    Cublas& operator=(const Cublas&) = delete;
+    // bf16 output: what the steps are timed against.
+    void gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N, int K,
+              cudaStream_t stream = nullptr);
+    // fp32 output: the reference the steps are checked against (no output rounding).
+    void gemm_f32(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, int M, int N, int K,
+                  cudaStream_t stream = nullptr);
+
+private:
+    cublasHandle_t handle_ = nullptr;
+    void* workspace_ = nullptr;
+};
+
+struct Timing {
+    double median_ms = 0;
+    double min_ms = 0;
+    int runs = 0;
+};
+
+// Times launch(set) with CUDA events, one event pair per launch, after warm-up launches.
+// Launches cycle through `sets` input sets so that the working set exceeds the L2 cache and
+// the timing does not measure cached inputs. Runs at least min_runs times (more for short
+// kernels, up to ~0.3 s of GPU time) and reports the median.
+Timing time_launches(const std::function<cudaError_t(int set)>& launch, int sets, int min_runs,
+                     cudaStream_t stream = nullptr);
+
+}  // namespace ladder::harness

@@ -1,0 +1,204 @@
+// planner.h: tile parameters from architecture facts, the way a kernel engineer works them
+// out on paper before writing a kernel.
+//
+// Given a machine (SM count, shared memory, registers, peak tensor-core rate, bandwidths,
+// memory latency), a problem (M, N, K) and a candidate tile (BM x BN x BK, stages, consumer
+// warpgroups, cluster size), evaluate() answers the questions one asks of a tile:
+//
+//   * Does it fit?        accumulator registers per thread, shared memory per stage and in
+//                         total, the most stages that fit, CTAs per SM.
+//   * Is it fed?          FLOP per byte of one k-block against the machine balance, and the
+//                         stages needed so that the loads in flight cover memory latency.
+//   * Does it fill the GPU?  tiles, waves over the SMs, efficiency of the last wave.
+//   * How fast at best?   an upper bound in TFLOP/s and the limit that sets it.
+//
+// It is a model, not a measurement: every step's executable prints the plan of its own
+// tile next to what it measured, so students can see where the model holds and where not.
+// Plain C++17, no CUDA headers: the CLI (ladder-plan) and the tests run on any machine.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ladder::plan {
+
+// ---- Machine -------------------------------------------------------------------------
+// What the planner needs to know about a GPU. h100_sxm() and h200() give documented
+// defaults; machine_from_device() builds one from values the harness reads at run time.
+struct Machine {
+    std::string name;
+    int sm_count = 0;
+    long long smem_per_block_optin_bytes = 0;  // cudaDeviceProp::sharedMemPerBlockOptin
+    long long smem_per_sm_bytes = 0;           // cudaDeviceProp::sharedMemPerMultiprocessor
+    long long smem_reserved_per_block_bytes = 0;  // cudaDeviceProp::reservedSharedMemPerBlock
+    int regs_per_sm = 0;                       // 32-bit registers per SM
+    int regs_per_thread_max = 0;               // the ISA's per-thread limit
+    int max_threads_per_sm = 0;
+    int max_ctas_per_sm = 0;
+    long long l2_bytes = 0;
+    double sm_clock_ghz = 0;                   // the clock the peak below is computed at
+    int tensor_flop_per_clk_per_sm = 0;        // dense bf16 FLOP per clock per SM (fp32 accumulate)
+    double dense_bf16_tflops = 0;              // sm_count * tensor_flop_per_clk_per_sm * clock
+    double dram_tbps = 0;                      // DRAM bandwidth, TB/s (1e12 bytes/s)
+    double l2_tbps = 0;                        // L2 -> SM bandwidth, TB/s (an assumption: see .cpp)
+    double mem_latency_ns = 0;                 // load issue -> data in shared memory (assumption)
+    std::string source;                        // one line: where these numbers come from
+};
+
+// H100 SXM5 (80 GB HBM3) and H200 SXM (141 GB HBM3e): values and their sources in planner.cpp.
+Machine h100_sxm();
+Machine h200();
+
+// Dense bf16 tensor-core FLOP per clock per SM for a compute capability: 4096 for sm_90
+// (Hopper), 2048 for sm_80 (A100); 0 when the planner does not know the GPU.
+int dense_bf16_flop_per_clk_per_sm(int cc_major, int cc_minor);
+
+// Values the harness reads with cudaGetDeviceProperties / cudaDeviceGetAttribute. Any field
+// left at 0 keeps the H100 SXM default, so the harness can pass only what it has.
+struct DeviceFacts {
+    std::string name;
+    int cc_major = 0, cc_minor = 0;
+    int sm_count = 0;
+    long long smem_per_block_optin_bytes = 0;
+    long long smem_per_sm_bytes = 0;
+    long long smem_reserved_per_block_bytes = 0;
+    int regs_per_sm = 0;
+    int max_threads_per_sm = 0;
+    long long l2_bytes = 0;
+    int sm_clock_khz = 0;         // cudaDevAttrClockRate (the peak SM clock)
+    int mem_clock_khz = 0;        // cudaDevAttrMemoryClockRate
+    int mem_bus_width_bits = 0;   // cudaDevAttrGlobalMemoryBusWidth
+};
+Machine machine_from_device(const DeviceFacts& facts);
+
+// A multi-line description of the machine with the source of each number.
+std::string describe(const Machine& machine);
+
+// ---- Problem and candidate -------------------------------------------------------------
+struct Problem {
+    long long m = 4096, n = 4096, k = 4096;
+};
+
+// One tile configuration to evaluate. Mirrors ladder::TileConfig (step_api.h).
+struct Candidate {
+    int bm = 128;                   // rows of C per CTA
+    int bn = 128;                   // columns of C per CTA
+    int bk = 64;                    // K extent of one k-block (one pipeline stage)
+    int stages = 4;                 // shared-memory stages (0: no shared-memory tiles)
+    int consumer_warpgroups = 2;    // warpgroups issuing wgmma (0: a step without warpgroups)
+    int cluster = 1;                // CTAs per cluster along M, sharing (multicasting) the B tile
+    int threads = 0;                // threads per CTA; 0: consumers plus one producer warpgroup
+};
+
+// From ladder::TileConfig (or anything with the same field names), without this header
+// having to include the CUDA headers that step_api.h pulls in.
+template <typename TileConfigLike>
+Candidate to_candidate(const TileConfigLike& c) {
+    return Candidate{c.bm, c.bn, c.bk, c.stages, c.consumer_warpgroups, c.cluster, c.threads};
+}
+
+// "128x256x64:4:2:1" (BMxBNxBK:stages:consumer warpgroups:cluster).
+std::string label(const Candidate& candidate);
+
+// ---- Plan: everything evaluate() works out -----------------------------------------------
+struct Plan {
+    Machine machine;
+    Problem problem;
+    Candidate candidate;
+
+    bool fits = false;        // valid, fits in shared memory and registers, at least one CTA per SM
+    bool modeled = false;     // false for steps without shared-memory tiles (outside the model)
+    std::string limiter;      // what sets upper_bound_tflops, or why the candidate does not fit
+    std::vector<std::string> notes;  // caveats worth printing
+
+    // Threads and registers
+    int threads_per_cta = 0;
+    int acc_regs_per_thread = -1;     // fp32 accumulators per consumer thread; -1: n/a
+    int reg_budget_per_thread = -1;   // registers a consumer thread may use; -1: n/a
+
+    // Shared memory
+    long long smem_per_stage_bytes = 0;    // (bm + bn) * bk * 2
+    long long smem_operand_bytes = 0;      // stages * smem_per_stage_bytes
+    long long smem_barrier_bytes = 0;      // two 8-byte mbarriers per stage
+    long long smem_align_pad_bytes = 0;    // slack to align the base to 1024 bytes
+    long long smem_total_bytes = 0;        // what the kernel asks for
+    int max_stages_that_fit = 0;           // with one CTA per SM
+    int ctas_per_sm = 0;
+
+    // One k-block: math against data
+    double kblock_flops = 0;               // 2 * bm * bn * bk
+    double kblock_bytes = 0;               // bytes one CTA loads per k-block (after multicast)
+    double intensity = 0;                  // 2*bm*bn*bk / ((bm+bn)*bk*2) FLOP/byte
+    double dram_balance = 0;               // peak FLOP/s / DRAM bytes/s
+    double l2_balance = 0;                 // peak FLOP/s / L2 bytes/s
+    double math_ns_per_kblock = 0;         // one CTA's share of its SM's tensor cores
+    double transfer_ns_per_kblock = 0;     // one CTA's share of its SM's share of L2 bandwidth
+    int stages_needed = 0;                 // so that (stages-1) * math >= latency + transfer
+
+    // Filling the GPU
+    long long tiles_m = 0, tiles_n = 0, tiles = 0;
+    long long k_blocks = 0;                // ceil(k / bk)
+    long long slots = 0;                   // sm_count * ctas_per_sm CTAs run at once
+    double waves = 0;                      // tiles / slots
+    long long full_waves = 0;              // ceil(waves)
+    long long last_wave_tiles = 0;
+    double tiles_per_sm = 0;
+    double wave_efficiency = 0;            // tiles / (full_waves * slots)
+    double edge_efficiency = 0;            // useful m*n / (tiles * bm * bn)
+
+    // Time lower bounds for the whole GEMM, microseconds
+    double dram_bytes = 0;                 // compulsory: read A and B once, write C once
+    double l2_bytes_moved = 0;             // L2 -> shared memory, every CTA's k-blocks
+    double math_us = 0;                    // tensor cores busy, waves included
+    double pipeline_us = 0;                // math, or latency when too few stages
+    double dram_us = 0;
+    double l2_us = 0;
+    double bound_us = 0;                   // the largest of the above
+    double upper_bound_tflops = 0;         // 2*m*n*k / bound_us (useful FLOP only)
+};
+
+Plan evaluate(const Machine& machine, const Problem& problem, const Candidate& candidate);
+
+// The most stages of this tile whose shared memory (operands, barriers, alignment slack) fits
+// with `ctas_per_sm` CTAs resident on one SM; 0 if not even one stage fits.
+int max_stages_that_fit(const Machine& machine, const Candidate& candidate, int ctas_per_sm = 1);
+
+// Tiles a Hopper engineer would try: BM, BN in {64, 128, 256}, BK 64, consumer warpgroups
+// min(BM/64, 2), cluster 1 and 2, and for each the most stages that fit with one CTA per SM
+// and (when at least two) with two CTAs per SM.
+std::vector<Candidate> default_candidates(const Machine& machine);
+
+// Evaluates every candidate; best upper bound first, ties to the smaller shared-memory
+// footprint, then to less L2 traffic. Candidates that do not fit come last.
+std::vector<Plan> rank(const Machine& machine, const Problem& problem,
+                       const std::vector<Candidate>& candidates);
+
+// Several lines of explanation for students.
+std::string explain(const Plan& plan);
+// About 100 characters, printed by each step's executable next to its measurement.
+std::string one_line(const Plan& plan);
+
+// ---- The ladder-plan command line ---------------------------------------------------------
+struct CliOptions {
+    Problem problem;
+    std::string machine = "h100";     // h100 | h200
+    bool has_candidate = false;
+    Candidate candidate;
+    int top = 10;
+    double l2_tbps = 0;               // > 0: override the machine's assumed L2 bandwidth
+    double latency_ns = 0;            // > 0: override the assumed memory latency
+    bool help = false;
+};
+
+// Parses the arguments after the program name. On a bad argument returns false and sets
+// *error to a message naming it; the CLI then exits with status 2.
+bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::string* error);
+
+// Parses "BMxBNxBK[:stages[:wgs[:cluster]]]"; a part left out takes the default:
+// min(BM/64, 2) warpgroups, cluster 1, and stages -1, which stands for "the most that fit"
+// (resolve it with max_stages_that_fit before evaluating).
+bool parse_candidate(const std::string& text, Candidate* candidate, std::string* error);
+
+std::string cli_usage();
+
+}  // namespace ladder::plan

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The one script for a GPU machine: build for sm_90a, run the GPU tests (and the
+# compute-sanitizer label), benchmark every step against cuBLAS, plot, and print a short
+# table last. Logs and results go to $OUT (default ./device-out).
+#
+#   common/run_on_device.sh [--tests-only | --bench-only] [--hang-trap] [--quick]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/device-out}
+mkdir -p "$OUT"
+mode=all; trap_opt=OFF; sizes=default
+for arg in "$@"; do
+  case $arg in
+    --tests-only) mode=tests ;;
+    --bench-only) mode=bench ;;
+    --hang-trap) trap_opt=ON ;;
+    --quick) sizes=quick ;;
+    *) echo "unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+build=build-device
+results=$OUT/results
+log() { echo "[$(date +%H:%M:%S)] $*"; }
+
+{
+  log "device"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv
+  nvcc --version | tail -1
+  log "configure + build (LADDER_HANG_TRAP=$trap_opt)"
+  cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DLADDER_HANG_TRAP=$trap_opt \
+        -DLADDER_RESULTS_DIR="$results" >/dev/null
+  cmake --build $build -k 0 2>&1 | grep -E "error|warning|FAILED|ptxas" | head -60
+  log "build done"
+} 2>&1 | tee "$OUT/build.log"
+
+if [ "$mode" != bench ]; then
+  log "tests" | tee "$OUT/tests.log"
+  (cd $build && ctest -L cpu --output-on-failure -j8 2>&1 | tail -15) | tee -a "$OUT/tests.log"
+  (cd $build && ctest -L gpu -LE sanitizer --output-on-failure --timeout 300 2>&1 | tail -60) | tee -a "$OUT/tests.log"
+  (cd $build && ctest -L sanitizer --output-on-failure -j4 --timeout 300 2>&1 | tail -40) | tee -a "$OUT/tests.log"
+fi
+
+if [ "$mode" != tests ]; then
+  mkdir -p "$results"
+  rm -f "$results/bench.csv"
+  for exe in $(ls $build/step-[0-9] | sort); do
+    log "bench $exe"
+    timeout 400 "$exe" --bench --sizes $sizes --csv "$results/bench.csv" 2>&1 | grep -E "^bench|FAILED|error|SKIP" 
+  done 2>&1 | tee "$OUT/bench.log"
+  python3 common/plot.py --csv "$results/bench.csv" --out "$results" 2>&1 | tee -a "$OUT/bench.log"
+  cp "$results"/bench.csv "$results"/*.png "$OUT"/ 2>/dev/null
+  echo
+  echo "== summary (TFLOP/s; x = speed vs cuBLAS in the same process) =="
+  python3 - "$results/bench.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+shapes = []
+for r in rows:
+    s = f"{r['M']}x{r['N']}x{r['K']}"
+    if s not in shapes: shapes.append(s)
+names = []
+for r in rows:
+    if r['name'] not in names: names.append(r['name'])
+print(f"{'step':30s}" + "".join(f"{s:>20s}" for s in shapes))
+for n in names:
+    cells = {f"{r['M']}x{r['N']}x{r['K']}": r for r in rows if r['name'] == n}
+    line = f"{n:30s}"
+    for s in shapes:
+        r = cells.get(s)
+        line += f"{float(r['tflops']):10.1f} {float(r['speedup_vs_cublas']):5.2f}x   " if r else f"{'-':>20s}"
+    print(line)
+PY
+fi

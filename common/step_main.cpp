@@ -1,0 +1,314 @@
+// step_main.cpp: the executable of one step (compiled once per step with LADDER_STEP=N).
+// It checks the step against cuBLAS and a float64 CPU reference, then times the step and
+// cuBLAS side by side on the same inputs, in the same process. See cli.h for the options.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "check.h"
+#include "cli.h"
+#include "csv.h"
+#include "harness.h"
+#include "planner_bridge.h"
+#include "registry.h"
+
+#ifndef LADDER_STEP
+#error "compile with -DLADDER_STEP=<step number>"
+#endif
+
+namespace {
+
+using ladder::bf16;
+using ladder::cli::Shape;
+using namespace ladder::harness;
+
+constexpr int kExitSkip = 77;  // CTest's SKIP_RETURN_CODE: no GPU that can run this step
+
+struct Runner {
+    const ladder::Step& step;
+    const ladder::Variant& variant;
+    std::string label() const {
+        return variant.name[0] ? std::string(step.name) + ":" + variant.name : step.name;
+    }
+    cudaError_t run(const bf16* A, const bf16* B, bf16* C, const Shape& s) const {
+        return variant.gemm(A, B, C, static_cast<int>(s.M), static_cast<int>(s.N),
+                            static_cast<int>(s.K), nullptr);
+    }
+};
+
+std::string shape_text(const Shape& s) {
+    return std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K);
+}
+
+std::vector<uint16_t> to_host(const DeviceBuffer<bf16>& buffer) {
+    std::vector<uint16_t> host(buffer.count());
+    LADDER_CUDA(cudaMemcpy(host.data(), buffer.get(), buffer.bytes(), cudaMemcpyDeviceToHost));
+    return host;
+}
+
+// Runs one variant on poisoned C and returns C, or throws with the step's own message.
+std::vector<uint16_t> run_once(const Runner& r, ProblemBuffers& p, const Shape& s) {
+    poison_nan(p.C.get(), p.C.count());
+    cudaError_t err = r.run(p.A.get(), p.B.get(), p.C.get(), s);
+    if (err == cudaSuccess) err = cudaDeviceSynchronize();
+    if (err != cudaSuccess)
+        throw Error(r.label() + " " + shape_text(s) + ": " +
+                    (ladder::last_error()[0] ? ladder::last_error() : cudaGetErrorString(err)));
+    return to_host(p.C);
+}
+
+// Sampled elements: the four corners and random ones, checked against float64 dot products
+// computed here on the CPU. This also validates cuBLAS, the reference of the full check.
+struct Samples {
+    std::vector<std::pair<long long, long long>> where;
+    std::vector<ladder::check::DotResult> exact;
+};
+
+Samples sample_reference(const ProblemBuffers& p, const Shape& s, uint64_t seed) {
+    Samples out;
+    out.where = {{0, 0}, {0, s.N - 1}, {s.M - 1, 0}, {s.M - 1, s.N - 1}};
+    std::mt19937_64 rng(seed);
+    for (int i = 0; i < 60; ++i)
+        out.where.push_back({static_cast<long long>(rng() % s.M), static_cast<long long>(rng() % s.N)});
+    std::vector<uint16_t> a_row(s.K), b_row(s.K);
+    for (auto [m, n] : out.where) {
+        LADDER_CUDA(cudaMemcpy(a_row.data(), p.A.get() + m * s.K, s.K * 2, cudaMemcpyDeviceToHost));
+        LADDER_CUDA(cudaMemcpy(b_row.data(), p.B.get() + n * s.K, s.K * 2, cudaMemcpyDeviceToHost));
+        out.exact.push_back(ladder::check::reference_dot(a_row.data(), b_row.data(), static_cast<int>(s.K)));
+    }
+    return out;
+}
+
+// Returns the number of failures.
+int check_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t seed, bool cpu_reference,
+                Cublas& cublas) {
+    ProblemBuffers p(s.M, s.N, s.K);
+    fill_random(p.A.get(), p.A.count(), seed);
+    fill_random(p.B.get(), p.B.count(), seed + 1);
+
+    // The full reference: cuBLAS with fp32 output, or float64 on the CPU for small shapes.
+    std::vector<float> want_f32;
+    std::vector<double> want_f64;
+    const Samples samples = sample_reference(p, s, seed + 2);
+    int failures = 0;
+    if (cpu_reference) {
+        std::vector<uint16_t> A = to_host(p.A), B = to_host(p.B);
+        want_f64.resize(static_cast<size_t>(s.M * s.N));
+        ladder::check::reference_gemm(A.data(), B.data(), want_f64.data(), static_cast<int>(s.M),
+                                      static_cast<int>(s.N), static_cast<int>(s.K));
+    } else {
+        DeviceBuffer<float> ref(static_cast<size_t>(s.M * s.N));
+        cublas.gemm_f32(p.A.get(), p.B.get(), ref.get(), static_cast<int>(s.M), static_cast<int>(s.N),
+                        static_cast<int>(s.K));
+        want_f32.resize(ref.count());
+        LADDER_CUDA(cudaMemcpy(want_f32.data(), ref.get(), ref.bytes(), cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < samples.where.size(); ++i) {
+            auto [m, n] = samples.where[i];
+            if (!ladder::check::sample_within(want_f32[m * s.N + n], samples.exact[i], 0.0)) {
+                std::printf("  cuBLAS reference disagrees with float64 at C[%lld,%lld]: %.6g vs %.6g\n",
+                            m, n, want_f32[m * s.N + n], samples.exact[i].value);
+                ++failures;
+                break;
+            }
+        }
+    }
+
+    const ladder::check::Tolerance tol;
+    for (const Runner& r : runners) {
+        std::vector<uint16_t> got = run_once(r, p, s);
+        ladder::check::CheckResult result =
+            cpu_reference ? ladder::check::compare(got.data(), want_f64.data(), s.M, s.N, tol)
+                          : ladder::check::compare(got.data(), want_f32.data(), s.M, s.N, tol);
+        std::string verdict = result.message;
+        bool ok = result.ok;
+        for (size_t i = 0; ok && i < samples.where.size(); ++i) {
+            auto [m, n] = samples.where[i];
+            const double g = ladder::check::bf16_to_float(got[m * s.N + n]);
+            if (!ladder::check::sample_within(g, samples.exact[i], tol.elem_rel)) {
+                ok = false;
+                char line[200];
+                std::snprintf(line, sizeof line, "FAILED: C[%lld,%lld] = %.6g, float64 reference %.6g",
+                              m, n, g, samples.exact[i].value);
+                verdict = line;
+            }
+        }
+        // The same inputs must give the same bits: a difference means a race.
+        if (ok && got != run_once(r, p, s)) {
+            ok = false;
+            verdict = "FAILED: a second run on the same inputs gave different bits (a race?)";
+        }
+        std::printf("check %-28s %-20s %s\n", r.label().c_str(), shape_text(s).c_str(), verdict.c_str());
+        if (!ok) ++failures;
+    }
+    return failures;
+}
+
+// Benchmarks every runner and cuBLAS on one shape; appends CSV rows. Returns failures.
+int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t seed, int min_runs,
+                Cublas& cublas, const DeviceInfo& dev, std::vector<ladder::csv::Row>* rows) {
+    // Enough input sets that one pass over them is 3x the L2: no launch finds its inputs cached.
+    std::vector<ProblemBuffers> sets;
+    const size_t set_bytes = static_cast<size_t>((s.M * s.K + s.N * s.K + s.M * s.N) * 2);
+    size_t free_bytes = 0, total_bytes = 0;
+    LADDER_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const size_t wanted = (3 * static_cast<size_t>(dev.l2_bytes) + set_bytes - 1) / set_bytes;
+    const size_t affordable = std::max<size_t>(1, free_bytes / 2 / set_bytes);
+    const int set_count = static_cast<int>(std::clamp<size_t>(wanted, 1, std::min<size_t>(affordable, 64)));
+    for (int i = 0; i < set_count; ++i) {
+        sets.emplace_back(s.M, s.N, s.K);
+        fill_random(sets.back().A.get(), sets.back().A.count(), seed + 10 * i);
+        fill_random(sets.back().B.get(), sets.back().B.count(), seed + 10 * i + 1);
+    }
+    const int M = static_cast<int>(s.M), N = static_cast<int>(s.N), K = static_cast<int>(s.K);
+    const double flop = 2.0 * s.M * s.N * s.K;
+
+    Timing base = time_launches(
+        [&](int i) {
+            cublas.gemm(sets[i].A.get(), sets[i].B.get(), sets[i].C.get(), M, N, K);
+            return cudaSuccess;
+        },
+        set_count, min_runs);
+
+    // The reference for verifying what was timed (set 0).
+    DeviceBuffer<float> ref(static_cast<size_t>(s.M * s.N));
+    cublas.gemm_f32(sets[0].A.get(), sets[0].B.get(), ref.get(), M, N, K);
+    std::vector<float> want(ref.count());
+    LADDER_CUDA(cudaMemcpy(want.data(), ref.get(), ref.bytes(), cudaMemcpyDeviceToHost));
+
+    int failures = 0;
+    for (const Runner& r : runners) {
+        Timing t = time_launches(
+            [&](int i) { return r.run(sets[i].A.get(), sets[i].B.get(), sets[i].C.get(), s); },
+            set_count, min_runs);
+        const int clock_mhz = current_sm_clock_mhz();
+        std::vector<uint16_t> got = run_once(r, sets[0], s);
+        ladder::check::CheckResult result = ladder::check::compare(got.data(), want.data(), s.M, s.N);
+        if (!result.ok) {
+            std::printf("bench %s %s: the timed kernel's output is wrong: %s\n", r.label().c_str(),
+                        shape_text(s).c_str(), result.message.c_str());
+            ++failures;
+            continue;  // a wrong kernel's time is not a result
+        }
+        ladder::csv::Row row;
+        row.step = r.step.number;
+        row.name = r.label();
+        row.M = s.M, row.N = s.N, row.K = s.K;
+        row.ms = t.median_ms;
+        row.tflops = flop / (t.median_ms * 1e9);
+        row.cublas_ms = base.median_ms;
+        row.cublas_tflops = flop / (base.median_ms * 1e9);
+        row.speedup_vs_cublas = base.median_ms / t.median_ms;
+        row.device = dev.name;
+        row.sm_clock_mhz = clock_mhz ? clock_mhz : dev.peak_sm_clock_mhz;
+        row.cuda = dev.cuda;
+        row.driver = dev.driver;
+        row.date = today();
+        ladder::plan_for(r.step, dev, s, &row.plan_tflops, &row.plan_limiter);
+        std::printf("bench %-28s %-20s %9.4f ms %7.1f TFLOP/s | cuBLAS %9.4f ms %7.1f TFLOP/s | %5.2fx"
+                    " | %d runs, %d input sets, SM %d MHz\n",
+                    row.name.c_str(), shape_text(s).c_str(), row.ms, row.tflops, row.cublas_ms,
+                    row.cublas_tflops, row.speedup_vs_cublas, t.runs, set_count, row.sm_clock_mhz);
+        std::fflush(stdout);
+        rows->push_back(row);
+    }
+    return failures;
+}
+
+void print_table(const std::vector<ladder::csv::Row>& rows) {
+    if (rows.empty()) return;
+    std::printf("\n%-32s %-20s %10s %9s %10s %9s %8s %9s\n", "step", "M x N x K", "ms", "TFLOP/s",
+                "cuBLAS ms", "cuBLAS", "x cuBLAS", "plan <=");
+    for (const auto& r : rows) {
+        char shape[64];
+        std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", r.M, r.N, r.K);
+        std::printf("%-32s %-20s %10.4f %9.1f %10.4f %9.1f %8.2f %9.0f\n",
+                    (std::to_string(r.step) + " " + r.name).c_str(), shape, r.ms, r.tflops,
+                    r.cublas_ms, r.cublas_tflops, r.speedup_vs_cublas, r.plan_tflops);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    ladder::cli::Options opt;
+    std::string error;
+    if (!ladder::cli::parse(argc, argv, &opt, &error)) {
+        std::fprintf(stderr, "step-%d: %s\n%s", LADDER_STEP, error.c_str(), ladder::cli::usage(argv[0]).c_str());
+        return 2;
+    }
+    if (opt.help) {
+        std::printf("%s", ladder::cli::usage(argv[0]).c_str());
+        return 0;
+    }
+    const ladder::Step* step = ladder::find_step(LADDER_STEP);
+    if (step == nullptr || !ladder::step_built(*step)) {
+        std::fprintf(stderr, "step-%d: not available in this build\n", LADDER_STEP);
+        return 1;
+    }
+    std::vector<Runner> runners;
+    for (const ladder::Variant& v : step->variants) {
+        if (v.name == nullptr || v.gemm == nullptr) break;
+        if (opt.variant.empty() || opt.variant == v.name) runners.push_back({*step, v});
+    }
+    if (runners.empty()) {
+        std::fprintf(stderr, "step-%d: no variant '%s'\n", LADDER_STEP, opt.variant.c_str());
+        return 2;
+    }
+
+    std::string why;
+    if (!gpu_available(&why)) {
+        std::printf("SKIP: step-%d needs a GPU: %s\n", LADDER_STEP, why.c_str());
+        return kExitSkip;
+    }
+    try {
+        const DeviceInfo dev = device_info();
+        const bool hopper = dev.major == 9 && dev.minor == 0;
+        if (step->arch == ladder::NeedsArch::Sm90a && !hopper) {
+            std::printf("SKIP: step-%d (%s) needs a Hopper GPU (sm_90a); this is %s (sm_%d%d)\n",
+                        LADDER_STEP, step->folder, dev.name.c_str(), dev.major, dev.minor);
+            return kExitSkip;
+        }
+        if (dev.major < 8) {
+            std::printf("SKIP: step-%d needs sm_80 or newer; this is %s (sm_%d%d)\n", LADDER_STEP,
+                        dev.name.c_str(), dev.major, dev.minor);
+            return kExitSkip;
+        }
+        const uint64_t seed = opt.seed_given ? opt.seed : std::random_device{}();
+        const ladder::TileConfig tc = step->tile_config();
+        std::printf("step %d (%s) on %s, %d SMs, CUDA %s, driver %s; seed %llu\n", step->number,
+                    step->folder, dev.name.c_str(), dev.sm_count, dev.cuda.c_str(), dev.driver.c_str(),
+                    static_cast<unsigned long long>(seed));
+        std::printf("tile %dx%dx%d, %d stages, %d consumer warpgroups, cluster %d, %d threads\n", tc.bm,
+                    tc.bn, tc.bk, tc.stages, tc.consumer_warpgroups, tc.cluster, tc.threads);
+        ladder::print_plan(*step, dev, opt.bench ? opt.bench_shapes.front() : opt.check_shapes.front());
+
+        Cublas cublas;
+        int failures = 0;
+        if (opt.check)
+            for (size_t i = 0; i < opt.check_shapes.size(); ++i)
+                failures += check_shape(runners, opt.check_shapes[i], seed + 1000 * i, opt.cpu_reference, cublas);
+        std::vector<ladder::csv::Row> rows;
+        if (opt.bench)
+            for (size_t i = 0; i < opt.bench_shapes.size(); ++i)
+                failures += bench_shape(runners, opt.bench_shapes[i], seed + 7919 * i, opt.min_runs, cublas,
+                                        dev, &rows);
+        print_table(rows);
+        if (!opt.csv.empty() && !rows.empty() && !ladder::csv::append_rows(opt.csv, rows, &error)) {
+            std::fprintf(stderr, "step-%d: %s\n", LADDER_STEP, error.c_str());
+            return 1;
+        }
+        if (failures) {
+            std::printf("step-%d: %d check(s) FAILED\n", LADDER_STEP, failures);
+            return 1;
+        }
+        std::printf("step-%d: all checks passed\n", LADDER_STEP);
+        return 0;
+    } catch (const Error& e) {
+        std::fprintf(stderr, "step-%d: %s\n", LADDER_STEP, e.what());
+        return 1;
+    }
+}

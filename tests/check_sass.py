@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Checks the machine code (SASS) a step compiled to: the instructions its lesson claims must
+be there, and the ones it replaced must not be.
+
+    check_sass.py --cuobjdump PATH --arch sm_90a OBJECT --require HGMMA --forbid HMMA ...
+
+A pattern matches an instruction's opcode with its modifiers (e.g. "UTMALDG" matches
+"UTMALDG.2D", "HMMA.16816.F32.BF16" needs those modifiers). Exit 0 when every --require is
+found and no --forbid is, 1 otherwise (with the counts), 2 when cuobjdump cannot be run.
+"""
+import argparse
+import collections
+import re
+import subprocess
+import sys
+
+OPCODE = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
+
+
+def opcodes(sass_text):
+    counts = collections.Counter()
+    for line in sass_text.splitlines():
+        m = OPCODE.search(line)
+        if m:
+            counts[m.group(1)] += 1
+    return counts
+
+
+def matching(counts, pattern):
+    return sum(n for op, n in counts.items() if op == pattern or op.startswith(pattern + "."))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("object", nargs="+")
+    ap.add_argument("--cuobjdump", default="cuobjdump")
+    ap.add_argument("--arch", default="sm_90a")
+    ap.add_argument("--require", action="append", default=[])
+    ap.add_argument("--forbid", action="append", default=[])
+    args = ap.parse_args()
+
+    text = ""
+    for obj in args.object:
+        try:
+            out = subprocess.run([args.cuobjdump, "--dump-sass", "--gpu-architecture", args.arch, obj],
+                                 capture_output=True, text=True, check=False)
+        except FileNotFoundError:
+            print(f"FAIL: cuobjdump not found at '{args.cuobjdump}'. Install the CUDA toolkit's "
+                  "cuobjdump and nvdisasm (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm) "
+                  "and re-run cmake so it finds them.")
+            return 2
+        if out.returncode != 0:
+            print(f"FAIL: {args.cuobjdump} --dump-sass {obj} exited {out.returncode}:\n{out.stderr}")
+            return 2
+        text += out.stdout
+
+    counts = opcodes(text)
+    if not counts:
+        print(f"FAIL: no {args.arch} SASS found in {' '.join(args.object)}")
+        return 1
+    ok = True
+    for pattern in args.require:
+        n = matching(counts, pattern)
+        print(f"{'ok  ' if n else 'FAIL'} require {pattern:24s} found {n}")
+        ok &= n > 0
+    for pattern in args.forbid:
+        n = matching(counts, pattern)
+        print(f"{'ok  ' if n == 0 else 'FAIL'} forbid  {pattern:24s} found {n}")
+        ok &= n == 0
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+// CPU tests of the C API and of every step's argument checks. None of these calls reaches a
+// GPU: each bad input must be refused before anything is launched, with a message that says
+// what is wrong. (test_gpu.cpp checks on a GPU that C is left untouched.)
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+
+#include "ladder.h"
+
+namespace {
+
+// Addresses that are never dereferenced: the checks must refuse the call first.
+void* fake(std::uintptr_t address) { return reinterpret_cast<void*>(address); }
+void* const kA = fake(0x10000);
+void* const kB = fake(0x20000);
+void* const kC = fake(0x30000);
+
+std::string message() { return ladder_last_error(); }
+
+class EveryStep : public ::testing::TestWithParam<int> {};
+
+}  // namespace
+
+TEST(CApi, CountsAndNamesTheSteps) {
+    EXPECT_EQ(ladder_step_count(), 7);
+    EXPECT_STREQ(ladder_step_name(1), "01_naive");
+    EXPECT_STREQ(ladder_step_name(5), "05_wgmma");
+    EXPECT_STREQ(ladder_step_name(7), "07_clusters_multicast");
+    EXPECT_EQ(ladder_step_name(0), nullptr);
+    EXPECT_EQ(ladder_step_name(8), nullptr);
+}
+
+TEST(CApi, RejectsStepNumbersOutOfRange) {
+    for (int step : {0, -1, 8, 100}) {
+        EXPECT_NE(ladder_gemm(step, kA, kB, kC, 64, 64, 64, nullptr), 0);
+        EXPECT_NE(message().find("no step"), std::string::npos) << message();
+    }
+}
+
+TEST(CApi, RejectsAnUnknownVariant) {
+    EXPECT_NE(ladder_gemm_variant(1, "turbo", kA, kB, kC, 64, 64, 64, nullptr), 0);
+    EXPECT_NE(message().find("turbo"), std::string::npos) << message();
+}
+
+TEST_P(EveryStep, IsBuiltIntoTheLibrary) {
+    EXPECT_EQ(ladder_step_available(GetParam()), 1) << ladder_step_name(GetParam())
+                                                     << " is not built into libladder";
+}
+
+TEST_P(EveryStep, RejectsNonPositiveSizes) {
+    const int step = GetParam();
+    const int bad[][3] = {{0, 64, 64}, {64, 0, 64}, {64, 64, 0}, {-1, 64, 64}, {64, -5, 64}, {64, 64, -8}};
+    for (const auto& d : bad) {
+        EXPECT_NE(ladder_gemm(step, kA, kB, kC, d[0], d[1], d[2], nullptr), 0);
+        EXPECT_NE(message().find("must be >= 1"), std::string::npos) << message();
+        EXPECT_NE(message().find(ladder_step_name(step)), std::string::npos) << message();
+    }
+}
+
+TEST_P(EveryStep, RejectsKThatIsNotWholeSixteenByteRows) {
+    for (int K : {1, 4, 7, 12, 4100}) {
+        EXPECT_NE(ladder_gemm(GetParam(), kA, kB, kC, 64, 64, K, nullptr), 0);
+        EXPECT_NE(message().find("multiple of 8"), std::string::npos) << "K=" << K << ": " << message();
+    }
+}
+
+TEST_P(EveryStep, RejectsNullPointers) {
+    const int step = GetParam();
+    EXPECT_NE(ladder_gemm(step, nullptr, kB, kC, 64, 64, 64, nullptr), 0);
+    EXPECT_NE(message().find("null pointer"), std::string::npos) << message();
+    EXPECT_NE(ladder_gemm(step, kA, nullptr, kC, 64, 64, 64, nullptr), 0);
+    EXPECT_NE(ladder_gemm(step, kA, kB, nullptr, 64, 64, 64, nullptr), 0);
+    EXPECT_NE(message().find("null pointer"), std::string::npos) << message();
+}
+
+TEST_P(EveryStep, RejectsMisalignedPointers) {
+    const int step = GetParam();
+    EXPECT_NE(ladder_gemm(step, fake(0x10002), kB, kC, 64, 64, 64, nullptr), 0);
+    EXPECT_NE(message().find("16-byte aligned"), std::string::npos) << message();
+    EXPECT_NE(ladder_gemm(step, kA, fake(0x20008), kC, 64, 64, 64, nullptr), 0);
+    EXPECT_NE(ladder_gemm(step, kA, kB, fake(0x30001), 64, 64, 64, nullptr), 0);
+    EXPECT_NE(message().find("16-byte aligned"), std::string::npos) << message();
+}
+
+TEST_P(EveryStep, RefusesValidSizesWithoutDeviceMemory) {
+    // Without a GPU: "no CUDA GPU". With one: these addresses are not device memory.
+    // Either way the step must refuse rather than launch.
+    EXPECT_NE(ladder_gemm(GetParam(), kA, kB, kC, 64, 64, 64, nullptr), 0);
+    const std::string m = message();
+    EXPECT_TRUE(m.find("no CUDA GPU") != std::string::npos ||
+                m.find("device memory") != std::string::npos ||
+                m.find("needs a Hopper GPU") != std::string::npos)
+        << m;
+}
+
+INSTANTIATE_TEST_SUITE_P(Steps, EveryStep, ::testing::Range(1, 8),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                             return std::string(ladder_step_name(info.param));
+                         });

@@ -1,0 +1,124 @@
+// CPU tests of the CSV writer and the step executables' command line.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "cli.h"
+#include "csv.h"
+
+using namespace ladder;
+
+TEST(Csv, HeaderHasTheColumnsThePlotsRead) {
+    const std::string header = csv::header_line();
+    EXPECT_EQ(header.rfind("step,name,M,N,K,ms,tflops,cublas_ms,cublas_tflops,speedup_vs_cublas,"
+                           "device,sm_clock_mhz,cuda,driver,date",
+                           0),
+              0u)
+        << header;
+}
+
+TEST(Csv, FormatsAndQuotes) {
+    csv::Row r;
+    r.step = 6;
+    r.name = "warp_specialized:pingpong";
+    r.M = 4096, r.N = 4096, r.K = 4096;
+    r.ms = 0.25;
+    r.tflops = 549.7558;
+    r.device = "NVIDIA H100 80GB HBM3, \"SXM\"";
+    r.date = "2026-11-22";
+    const std::string line = csv::format_row(r);
+    EXPECT_EQ(line.rfind("6,warp_specialized:pingpong,4096,4096,4096,0.25000,549.76,", 0), 0u) << line;
+    EXPECT_NE(line.find("\"NVIDIA H100 80GB HBM3, \"\"SXM\"\"\""), std::string::npos) << line;
+}
+
+TEST(Csv, AppendWritesTheHeaderOnce) {
+    char path[] = "/tmp/ladder_csv_testXXXXXX";
+    int fd = mkstemp(path);
+    ASSERT_GE(fd, 0);
+    close(fd);
+    csv::Row r;
+    r.step = 1;
+    r.name = "naive";
+    std::string error;
+    ASSERT_TRUE(csv::append_rows(path, {r}, &error)) << error;
+    ASSERT_TRUE(csv::append_rows(path, {r, r}, &error)) << error;
+    std::ifstream in(path);
+    std::string line;
+    int lines = 0, headers = 0;
+    while (std::getline(in, line)) {
+        ++lines;
+        if (line.rfind("step,", 0) == 0) ++headers;
+    }
+    std::remove(path);
+    EXPECT_EQ(lines, 4);
+    EXPECT_EQ(headers, 1);
+}
+
+TEST(Csv, ReportsAnUnwritablePath) {
+    std::string error;
+    EXPECT_FALSE(csv::append_rows("/nonexistent-dir/x.csv", {csv::Row{}}, &error));
+    EXPECT_NE(error.find("/nonexistent-dir/x.csv"), std::string::npos);
+}
+
+namespace {
+bool parse(std::initializer_list<const char*> args, cli::Options* o, std::string* error) {
+    std::vector<const char*> argv = {"step-1"};
+    argv.insert(argv.end(), args);
+    return cli::parse(static_cast<int>(argv.size()), argv.data(), o, error);
+}
+}  // namespace
+
+TEST(Cli, NoArgumentsChecksThenBenchmarksTheDefaultSets) {
+    cli::Options o;
+    std::string error;
+    ASSERT_TRUE(parse({}, &o, &error)) << error;
+    EXPECT_TRUE(o.check);
+    EXPECT_TRUE(o.bench);
+    EXPECT_EQ(o.check_shapes.size(), cli::check_shapes().size());
+    EXPECT_EQ(o.bench_shapes.size(), cli::default_bench_shapes().size());
+    EXPECT_GE(o.min_runs, 20);
+}
+
+TEST(Cli, OneShapeWithDefaults) {
+    cli::Options o;
+    std::string error;
+    ASSERT_TRUE(parse({"--bench", "--m", "1000", "--k", "72"}, &o, &error)) << error;
+    EXPECT_FALSE(o.check);
+    ASSERT_EQ(o.bench_shapes.size(), 1u);
+    EXPECT_EQ(o.bench_shapes[0].M, 1000);
+    EXPECT_EQ(o.bench_shapes[0].N, 4096);
+    EXPECT_EQ(o.bench_shapes[0].K, 72);
+}
+
+TEST(Cli, SizesListAndNames) {
+    std::vector<cli::Shape> shapes;
+    std::string error;
+    ASSERT_TRUE(cli::parse_sizes("512,1000x1992x2056", &shapes, &error)) << error;
+    ASSERT_EQ(shapes.size(), 2u);
+    EXPECT_EQ(shapes[0].N, 512);
+    EXPECT_EQ(shapes[1].N, 1992);
+    ASSERT_TRUE(cli::parse_sizes("quick", &shapes, &error));
+    EXPECT_EQ(shapes.size(), cli::quick_bench_shapes().size());
+}
+
+TEST(Cli, RejectsBadArguments) {
+    cli::Options o;
+    std::string error;
+    EXPECT_FALSE(parse({"--m", "0"}, &o, &error));
+    EXPECT_NE(error.find("--m"), std::string::npos);
+    EXPECT_FALSE(parse({"--k", "-8"}, &o, &error));
+    EXPECT_FALSE(parse({"--n", "12abc"}, &o, &error));
+    EXPECT_FALSE(parse({"--n"}, &o, &error));
+    EXPECT_NE(error.find("needs a value"), std::string::npos);
+    EXPECT_FALSE(parse({"--sizes", "4096x4096"}, &o, &error));
+    EXPECT_FALSE(parse({"--sizes", "1x2x3x4"}, &o, &error));
+    EXPECT_FALSE(parse({"--m", "64", "--sizes", "quick"}, &o, &error));
+    EXPECT_FALSE(parse({"--runs", "5"}, &o, &error));
+    EXPECT_FALSE(parse({"--reference", "gpu"}, &o, &error));
+    EXPECT_FALSE(parse({"--frobnicate"}, &o, &error));
+    EXPECT_NE(error.find("--frobnicate"), std::string::npos);
+    EXPECT_FALSE(parse({"--reference", "cpu", "--sizes", "8192"}, &o, &error));
+}

@@ -1,0 +1,178 @@
+// GPU tests: every built step (and every variant) against cuBLAS on the foundation's shape
+// set and on shapes that stress each step's pipeline; every element written (C is poisoned
+// with NaN first); the same inputs give the same bits twice; bad input leaves C untouched.
+// Without a suitable GPU every test here is skipped with the reason.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "check.h"
+#include "cli.h"
+#include "harness.h"
+#include "ladder.h"
+#include "registry.h"
+
+namespace {
+
+using ladder::bf16;
+using ladder::cli::Shape;
+using namespace ladder::harness;
+
+struct Case {
+    int step;
+    std::string variant;
+    Shape shape;
+};
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+    const Case& c = info.param;
+    std::string name = std::string(ladder_step_name(c.step)) + (c.variant.empty() ? "" : "_" + c.variant) +
+                       "_" + std::to_string(c.shape.M) + "x" + std::to_string(c.shape.N) + "x" +
+                       std::to_string(c.shape.K);
+    return name;
+}
+
+// Shapes that stress a step's own pipeline: K of one element row chunk, of one k-block, of
+// STAGES k-blocks plus and minus one, a K tail, and M and N one element past a tile.
+std::vector<Shape> pipeline_shapes(const ladder::TileConfig& t) {
+    const long long bk = t.bk > 0 ? t.bk : 64;
+    const long long stages = t.stages > 0 ? t.stages : 1;
+    const long long bm = t.bm, bn = t.bn;
+    return {{bm, bn, 8},
+            {bm, bn, bk},
+            {bm, bn, (stages - 1) * bk},
+            {bm, bn, (stages + 1) * bk},
+            {bm + 1, bn + 1, 3 * bk + 8},
+            {2 * bm + 1, 3 * bn - 1, stages * bk + 24}};
+}
+
+std::vector<Case> all_cases(bool pipeline) {
+    std::vector<Case> cases;
+    for (int n = 1; n <= ladder::kStepCount; ++n) {
+        const ladder::Step* s = ladder::find_step(n);
+        if (!ladder::step_built(*s)) continue;
+        std::vector<Shape> shapes = pipeline ? pipeline_shapes(s->tile_config()) : ladder::cli::check_shapes();
+        for (const ladder::Variant& v : s->variants) {
+            if (v.name == nullptr || v.gemm == nullptr) break;
+            for (const Shape& shape : shapes) cases.push_back({n, v.name, shape});
+        }
+    }
+    return cases;
+}
+
+// Skips (with the reason) unless this machine has a GPU that can run `step`.
+bool skip_unless_gpu_for(int step, std::string* why) {
+    if (!gpu_available(why)) return true;
+    const DeviceInfo dev = device_info();
+    if (ladder::find_step(step)->arch == ladder::NeedsArch::Sm90a && !(dev.major == 9 && dev.minor == 0)) {
+        *why = std::string(ladder_step_name(step)) + " needs a Hopper GPU (sm_90a); this is " + dev.name;
+        return true;
+    }
+    return false;
+}
+
+std::vector<uint16_t> run_poisoned(const Case& c, ProblemBuffers& p) {
+    poison_nan(p.C.get(), p.C.count());
+    const int rc = ladder_gemm_variant(c.step, c.variant.c_str(), p.A.get(), p.B.get(), p.C.get(),
+                                       static_cast<int>(c.shape.M), static_cast<int>(c.shape.N),
+                                       static_cast<int>(c.shape.K), nullptr);
+    EXPECT_EQ(rc, 0) << ladder_last_error();
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << "the kernel faulted";
+    std::vector<uint16_t> host(p.C.count());
+    EXPECT_EQ(cudaMemcpy(host.data(), p.C.get(), p.C.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+    return host;
+}
+
+void check_case(const Case& c) {
+    std::string why;
+    if (skip_unless_gpu_for(c.step, &why)) GTEST_SKIP() << why;
+    const Shape& s = c.shape;
+    const uint64_t seed = std::random_device{}();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    ProblemBuffers p(s.M, s.N, s.K);
+    fill_random(p.A.get(), p.A.count(), seed);
+    fill_random(p.B.get(), p.B.count(), seed + 1);
+    Cublas cublas;
+    DeviceBuffer<float> ref(static_cast<size_t>(s.M * s.N));
+    cublas.gemm_f32(p.A.get(), p.B.get(), ref.get(), static_cast<int>(s.M), static_cast<int>(s.N),
+                    static_cast<int>(s.K));
+    std::vector<float> want(ref.count());
+    ASSERT_EQ(cudaMemcpy(want.data(), ref.get(), ref.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+
+    const std::vector<uint16_t> first = run_poisoned(c, p);
+    if (HasFailure()) return;
+    const ladder::check::CheckResult result = ladder::check::compare(first.data(), want.data(), s.M, s.N);
+    EXPECT_TRUE(result.ok) << result.message;
+    EXPECT_EQ(result.nonfinite, 0) << "elements left unwritten (still NaN) or overflowed";
+    const std::vector<uint16_t> second = run_poisoned(c, p);
+    EXPECT_TRUE(first == second) << "two runs on the same inputs gave different bits: a race";
+}
+
+class GpuCheckShapes : public ::testing::TestWithParam<Case> {};
+class GpuPipelineShapes : public ::testing::TestWithParam<Case> {};
+
+}  // namespace
+
+TEST_P(GpuCheckShapes, MatchesCublas) { check_case(GetParam()); }
+TEST_P(GpuPipelineShapes, MatchesCublas) { check_case(GetParam()); }
+
+INSTANTIATE_TEST_SUITE_P(Steps, GpuCheckShapes, ::testing::ValuesIn(all_cases(false)), case_name);
+INSTANTIATE_TEST_SUITE_P(Steps, GpuPipelineShapes, ::testing::ValuesIn(all_cases(true)), case_name);
+
+class GpuBadInput : public ::testing::TestWithParam<int> {};
+
+// A refused call must not launch: C keeps its poison.
+TEST_P(GpuBadInput, LeavesCUntouched) {
+    const int step = GetParam();
+    std::string why;
+    if (skip_unless_gpu_for(step, &why)) GTEST_SKIP() << why;
+    ProblemBuffers p(128, 128, 128);
+    fill_random(p.A.get(), p.A.count(), 1);
+    fill_random(p.B.get(), p.B.count(), 2);
+    poison_nan(p.C.get(), p.C.count());
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const bf16* A = p.A.get();
+    const bf16* B = p.B.get();
+    bf16* C = p.C.get();
+    EXPECT_NE(ladder_gemm(step, A, B, C, 128, 128, 12, nullptr), 0);                // K % 8
+    EXPECT_NE(ladder_gemm(step, A + 1, B, C, 128, 128, 120, nullptr), 0);           // misaligned A
+    EXPECT_NE(ladder_gemm(step, A, B, C, 0, 128, 128, nullptr), 0);                 // M = 0
+    std::vector<float> host_a(16);
+    EXPECT_NE(ladder_gemm(step, host_a.data(), B, C, 8, 8, 8, nullptr), 0);         // host memory
+    EXPECT_NE(std::string(ladder_last_error()).find("device memory"), std::string::npos) << ladder_last_error();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<uint16_t> host(p.C.count());
+    ASSERT_EQ(cudaMemcpy(host.data(), C, p.C.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+    for (size_t i = 0; i < host.size(); ++i)
+        ASSERT_EQ(host[i], 0x7fc0) << "C[" << i << "] was written by a refused call";
+}
+
+INSTANTIATE_TEST_SUITE_P(Steps, GpuBadInput, ::testing::Range(1, 8),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                             return std::string(ladder_step_name(info.param));
+                         });
+
+// Step 07's cluster sizes change who loads which slice, never the arithmetic: the same
+// inputs must give the same bits for cluster sizes 1, 2 and 4.
+TEST(GpuStep07, EveryClusterSizeGivesIdenticalBits) {
+    const ladder::Step* s = ladder::find_step(7);
+    if (!ladder::step_built(*s)) GTEST_FAIL() << "step 07 is not built";
+    std::string why;
+    if (skip_unless_gpu_for(7, &why)) GTEST_SKIP() << why;
+    for (const Shape& shape : {Shape{1000, 1992, 2056}, Shape{4096, 4096, 4096}, Shape{257, 131, 72}}) {
+        ProblemBuffers p(shape.M, shape.N, shape.K);
+        fill_random(p.A.get(), p.A.count(), 11);
+        fill_random(p.B.get(), p.B.count(), 12);
+        std::vector<uint16_t> reference;
+        for (const ladder::Variant& v : s->variants) {
+            if (v.name == nullptr || v.gemm == nullptr) break;
+            std::vector<uint16_t> got = run_poisoned({7, v.name, shape}, p);
+            if (reference.empty()) reference = got;
+            else EXPECT_TRUE(got == reference) << v.name << " differs from " << s->variants[0].name
+                                               << " at " << shape.M << "x" << shape.N << "x" << shape.K;
+        }
+    }
+}
