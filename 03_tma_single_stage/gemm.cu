@@ -82,8 +82,9 @@ constexpr int K_STEPS = BK / MMA_K;               // 4 k-steps per k-block
 //   accumulators: 4 x 8 MMA tiles x (16*8 fp32 / 32 threads = 4)      = 128 registers
 //   A fragments:  4 MMA tiles x (16*16 bf16 / 32 threads = 8 bf16 = 4 regs) = 16 registers
 //   B fragments:  8 MMA tiles x (16*8 bf16 / 32 threads = 4 bf16 = 2 regs)  = 16 registers
-//   160 registers of data + addresses and loop state. The copies cost no registers now
-//   (step 02 kept 12 source addresses and bounds flags per thread for them).
+//   160 registers of data, plus addresses and loop state (ptxas from CUDA 13.0 settles
+//   on 223, no spills). 256 threads x 255 = 65280 <= 65536 registers: one CTA per SM.
+//   The copies take no registers now: step 02 kept source offsets and bounds per thread.
 constexpr int ACC_REGS = MMA_TILES_M * MMA_TILES_N * 4;
 
 // One TMA box per operand per k-block. The byte count is what the full barrier expects.
@@ -124,6 +125,10 @@ static_assert(SMEM_BYTES <= 227 * 1024, "fits an H100 (227 KB per block)");
 // -------------------------------------------------------------------------------------
 // Device helpers carried over from step 02
 // -------------------------------------------------------------------------------------
+
+// How many tiles of size `tile` cover x >= 1 elements; (x + tile - 1) / tile would
+// overflow int for x close to INT_MAX.
+__host__ __device__ constexpr int ceil_div(int x, int tile) { return (x - 1) / tile + 1; }
 
 // Byte offset of 16-byte chunk `chunk` (0..7) of row `row` inside one k-block of A or B.
 // Rows are 128 bytes, i.e. exactly one pass over the 32 banks (4 bytes each). Unswizzled,
@@ -224,7 +229,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     SharedStorage& s = *reinterpret_cast<SharedStorage*>(smem + ((1024 - smem_raw % 1024) % 1024));
 
     // A 1-D grid (grid.x has room for 2^31-1 tiles) walked row of tiles by row of tiles.
-    const int tiles_n = (N + BN - 1) / BN;
+    const int tiles_n = ceil_div(N, BN);
     const int m0 = static_cast<int>(blockIdx.x) / tiles_n * BM;
     const int n0 = static_cast<int>(blockIdx.x) % tiles_n * BN;
 
@@ -244,7 +249,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     const int b_lane_row = warp_n0 + lane % 8 + 8 * (lane / 16);
     const int b_lane_chunk = (lane / 8) % 2;
 
-    const int k_blocks = (K - 1) / BK + 1;  // the last one may overhang K: TMA zero-fills it
+    const int k_blocks = ceil_div(K, BK);  // the last one may overhang K: TMA zero-fills it
 
     if (threadIdx.x == 0) {
         for (int stage = 0; stage < STAGES; ++stage) {
@@ -291,14 +296,15 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             uint32_t a_frag[MMA_TILES_M][4];
             uint32_t b_frag[MMA_TILES_N][2];
 #pragma unroll
-            for (int i = 0; i < MMA_TILES_M; ++i)
-                ldmatrix_x4(a_frag[i],
-                            a_tile + swizzled_offset(a_lane_row + i * MMA_M, 2 * ks + a_lane_chunk));
+            for (int i = 0; i < MMA_TILES_M; ++i) {
+                const int row = a_lane_row + i * MMA_M;
+                ldmatrix_x4(a_frag[i], a_tile + swizzled_offset(row, 2 * ks + a_lane_chunk));
+            }
 #pragma unroll
             for (int j = 0; j < MMA_TILES_N; j += 2) {
+                const int row = b_lane_row + j * MMA_N;
                 uint32_t pair[4];
-                ldmatrix_x4(pair,
-                            b_tile + swizzled_offset(b_lane_row + j * MMA_N, 2 * ks + b_lane_chunk));
+                ldmatrix_x4(pair, b_tile + swizzled_offset(row, 2 * ks + b_lane_chunk));
                 b_frag[j][0] = pair[0];
                 b_frag[j][1] = pair[1];
                 b_frag[j + 1][0] = pair[2];
@@ -377,7 +383,7 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
         err != cudaSuccess)
         return err;
 
-    const long long tiles = static_cast<long long>((M + BM - 1) / BM) * ((N + BN - 1) / BN);
+    const long long tiles = static_cast<long long>(ceil_div(M, BM)) * ceil_div(N, BN);
     if (tiles > INT_MAX)
         return fail(cudaErrorInvalidValue,
                     "03_tma_single_stage: M=%d N=%d needs %lld tiles, more than a grid holds",

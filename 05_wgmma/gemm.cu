@@ -18,11 +18,13 @@
 //     only once the MMAs that read it are known to have completed.
 //
 // Why it is faster: for each 64x256x16 piece of C a warpgroup issues ONE instruction per
-// warp, where step 04's warps issued 64*256*16 / (16*8*16) = 128 mma.sync plus the 48
-// ldmatrix.x4 that fed them (from the tile loops: 4 A and 4 B per warp per k-step) and
-// held 32 fragment registers. The operands go from shared memory to the tensor cores
-// without passing through the register file, so instruction issue and register traffic
-// stop being the limit, and the MMAs of one k-block run while the next one is awaited.
+// warp, where step 04's four warps issued 64*256*16 / (16*8*16) = 128 mma.sync plus the
+// 32 ldmatrix.x4 that fed them (4 for A and 4 for B per warp per k-step) and held 32
+// fragment registers per thread. Per k-block of the CTA: 1280 warp instructions of
+// loads and math before, 32 HGMMA (+ a fence, a commit and a wait per warp) now. The
+// operands go from shared memory to the tensor cores without passing through the
+// register file, so instruction issue and register traffic stop being the limit, and
+// the MMAs of one k-block run while the next one is awaited.
 //
 // Measured: see README.md in this folder (results/h100/bench.csv has every row).
 //
@@ -59,6 +61,7 @@ constexpr int WARPGROUP_THREADS = 128;
 // may hold at most 255 registers and an SM has 65536. With ~40 more per thread for
 // addresses, loop state and the epilogue (ptxas -v reports the real count):
 //   2 warpgroups: 256 threads * 168 = 43008 registers   fits, one CTA per SM
+//   3 warpgroups: 384 threads * 168 = 64512 registers   only just, and BM = 192
 //   4 warpgroups: 512 threads * 168 = 86016 registers   does not fit
 // So 2 warpgroups, each owning 64 rows: BM = 128, BN = 256. The widest wgmma also
 // means each warpgroup reads its 64 rows of A once per k-step for all 256 columns.
@@ -124,6 +127,14 @@ static_assert(SMEM_BYTES <= SMEM_PER_BLOCK_OPTIN, "fits an H100 (227 KB per bloc
 static_assert(STAGES >= 3, "one slot read, one landing, one being refilled");
 
 // -------------------------------------------------------------------------------------
+// Device helpers carried over from step 02
+// -------------------------------------------------------------------------------------
+
+// How many tiles of size `tile` cover x >= 1 elements; (x + tile - 1) / tile would
+// overflow int for x close to INT_MAX.
+__host__ __device__ constexpr int ceil_div(int x, int tile) { return (x - 1) / tile + 1; }
+
+// -------------------------------------------------------------------------------------
 // Device helpers carried over from step 03
 // -------------------------------------------------------------------------------------
 
@@ -161,7 +172,8 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, i
 // AND the transaction count is back to zero, i.e. when all the bytes have landed.
 //   CCCL: cuda::ptx::mbarrier_arrive_expect_tx(sem_release, scope_cta, space_shared, bar, bytes)
 //   PTX:  mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, [bar], bytes;
-// SASS: SYNCS.ARRIVE.TRANS64.
+// (The libcu++ spelling of the same thing is cuda::device::barrier_arrive_tx on a
+// cuda::barrier<thread_scope_block>.) SASS: SYNCS.ARRIVE.TRANS64.
 __device__ __forceinline__ void arrive_expect_tx(uint64_t* barrier, uint32_t bytes) {
     cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
                                          cuda::ptx::space_shared, barrier, bytes);
@@ -193,13 +205,16 @@ __device__ __forceinline__ void warp_arrive(uint64_t* barrier, int lane) {
 // of K), 16-byte chunk c of row r stored at chunk c ^ (r % 8), 8 rows = 1024 bytes = one
 // "swizzle atom", atoms stacked along M (or N):
 //
-//   byte in row   0   16   32   48   64   80   96  112  128   (kc = chunk of 8 k's)
-//   row 0  (+0)    | k0 | k1 | k2 | k3 | k4 | k5 | k6 | k7 |
-//   row 1  (+128)  | k1 | k0 | k3 | k2 | k5 | k4 | k7 | k6 |
-//   row 2  (+256)  | k2 | k3 | k0 | k1 | k6 | k7 | k4 | k5 |    atom 0: 1024 bytes
+//   byte in row    0   16   32   48   64   80   96  112  128   (cN = k 8N .. 8N+7)
+//   row 0  (+0)    | c0 | c1 | c2 | c3 | c4 | c5 | c6 | c7 |
+//   row 1  (+128)  | c1 | c0 | c3 | c2 | c5 | c4 | c7 | c6 |
+//   row 2  (+256)  | c2 | c3 | c0 | c1 | c6 | c7 | c4 | c5 |    atom 0: 1024 bytes
 //   ...
-//   row 7  (+896)  | k7 | k6 | k5 | k4 | k3 | k2 | k1 | k0 |
-//   row 8  (+1024) | k0 | k1 | ...                             atom 1: the pattern again
+//   row 7  (+896)  | c7 | c6 | c5 | c4 | c3 | c2 | c1 | c0 |
+//   row 8  (+1024) | c0 | c1 | ...                             atom 1: the pattern again
+//
+// Reading one 8x8 core matrix (chunk c of 8 consecutive rows) touches 8 different 16-byte
+// bank groups, all 32 banks once: no bank conflicts, and no padding.
 //
 // So every descriptor here says: 128B swizzle, stride byte offset (atom to atom along
 // M/N) 1024, leading byte offset unused (a k16 step never leaves a 128-byte row), start
@@ -299,7 +314,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     SharedStorage& s = *reinterpret_cast<SharedStorage*>(smem + ((1024 - smem_raw % 1024) % 1024));
 
     // A 1-D grid (grid.x has room for 2^31-1 tiles) walked row of tiles by row of tiles.
-    const int tiles_n = (N - 1) / BN + 1;  // (N + BN - 1) could overflow an int
+    const int tiles_n = ceil_div(N, BN);
     const int m0 = static_cast<int>(blockIdx.x) / tiles_n * BM;
     const int n0 = static_cast<int>(blockIdx.x) % tiles_n * BN;
 
@@ -308,8 +323,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     const int warpgroup = warp / 4;
     const int warp_m0 = warpgroup * WGMMA_M;  // first row of this warpgroup's 64 x 256 piece
 
-    // The last k-block may overhang K: TMA zero-fills it. (K + BK - 1 could overflow.)
-    const int k_blocks = (K - 1) / BK + 1;
+    const int k_blocks = ceil_div(K, BK);  // the last one may overhang K: TMA zero-fills it
 
     if (threadIdx.x == 0) {
         for (int stage = 0; stage < STAGES; ++stage) {
@@ -452,7 +466,7 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
         err != cudaSuccess)
         return err;
 
-    const long long tiles = static_cast<long long>((M - 1) / BM + 1) * ((N - 1) / BN + 1);
+    const long long tiles = static_cast<long long>(ceil_div(M, BM)) * ceil_div(N, BN);
     if (tiles > INT_MAX)
         return fail(cudaErrorInvalidValue,
                     "05_wgmma: M=%d N=%d needs %lld tiles, more than a grid holds", M, N, tiles);

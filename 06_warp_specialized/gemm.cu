@@ -474,11 +474,12 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             for (int j = 0; j < ACC_REGS; j += 2) {
                 const int row = 16 * warp + lane / 4 + 8 * ((j / 2) % 2);
                 const int col = 8 * (j / 4) + 2 * (lane % 4);
-                if (interior)
-                    *reinterpret_cast<__nv_bfloat162*>(c_tile + static_cast<size_t>(row) * N +
-                                                       col) = __floats2bfloat162_rn(acc[j], acc[j + 1]);
-                else
+                if (interior) {
+                    __nv_bfloat16* p = c_tile + static_cast<size_t>(row) * N + col;
+                    *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(acc[j], acc[j + 1]);
+                } else {
                     store_pair(c_tile, N, rows_left, cols_left, row, col, acc[j], acc[j + 1]);
+                }
             }
         }
     }

@@ -31,8 +31,10 @@ bool gpu_available(std::string* why) {
     if (err != cudaSuccess || count == 0) {
         cudaGetLastError();
         if (why)
-            *why = err != cudaSuccess ? std::string("no CUDA GPU: ") + cudaGetErrorString(err)
-                                      : std::string("no CUDA GPU on this machine");
+            *why = err != cudaSuccess
+                       ? std::string("no usable CUDA GPU or driver (cudaGetDeviceCount: ") +
+                             cudaGetErrorString(err) + ")"
+                       : std::string("no CUDA GPU on this machine");
         return false;
     }
     return true;
@@ -63,6 +65,8 @@ DeviceInfo device_info() {
     int clock_khz = 0;
     LADDER_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
     info.peak_sm_clock_mhz = clock_khz / 1000;
+    LADDER_CUDA(cudaDeviceGetAttribute(&info.mem_clock_khz, cudaDevAttrMemoryClockRate, device));
+    LADDER_CUDA(cudaDeviceGetAttribute(&info.mem_bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, device));
     int runtime = 0, driver = 0;
     LADDER_CUDA(cudaRuntimeGetVersion(&runtime));
     LADDER_CUDA(cudaDriverGetVersion(&driver));

@@ -42,6 +42,8 @@ struct DeviceInfo {
     long long l2_bytes = 0;
     int smem_optin_bytes = 0;
     int peak_sm_clock_mhz = 0;
+    int mem_clock_khz = 0;        // peak memory clock
+    int mem_bus_width_bits = 0;
     std::string cuda;    // runtime version "13.0"
     std::string driver;  // the driver's CUDA version "13.0"
 };

@@ -28,8 +28,11 @@ log() { echo "[$(date +%H:%M:%S)] $*"; }
   nvcc --version | tail -1
   log "configure + build (LADDER_HANG_TRAP=$trap_opt)"
   cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DLADDER_HANG_TRAP=$trap_opt \
-        -DLADDER_RESULTS_DIR="$results" >/dev/null
-  cmake --build $build -k 0 2>&1 | grep -E "error|warning|FAILED|ptxas" | head -60
+        -DLADDER_PTXAS_VERBOSE=ON -DLADDER_RESULTS_DIR="$results" >/dev/null
+  cmake --build $build -k 0 >"$OUT/build_full.log" 2>&1
+  grep -E "error|warning|FAILED" "$OUT/build_full.log" | head -40
+  # Registers, spills and shared memory of every step's kernels.
+  grep -E "Compiling entry|Used [0-9]+ registers|spill" "$OUT/build_full.log" | grep -A2 "gemm_kernel" | head -60
   log "build done"
 } 2>&1 | tee "$OUT/build.log"
 
@@ -38,6 +41,7 @@ if [ "$mode" != bench ]; then
   (cd $build && ctest -L cpu --output-on-failure -j8 2>&1 | tail -15) | tee -a "$OUT/tests.log"
   (cd $build && ctest -L gpu -LE sanitizer --output-on-failure --timeout 300 2>&1 | tail -60) | tee -a "$OUT/tests.log"
   (cd $build && ctest -L sanitizer --output-on-failure -j4 --timeout 300 2>&1 | tail -40) | tee -a "$OUT/tests.log"
+  cp $build/Testing/Temporary/LastTest.log "$OUT/ctest_last.log" 2>/dev/null
 fi
 
 if [ "$mode" != tests ]; then

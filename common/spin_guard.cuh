@@ -15,7 +15,11 @@ namespace ladder {
 
 struct SpinGuard {
 #ifdef LADDER_HANG_TRAP
+#ifdef __CUDA_ARCH__
     long long start = clock64();
+#else
+    long long start = 0;  // the host compilation pass sees the struct but never runs it
+#endif
     __device__ __forceinline__ void check(const char* what) {
         // ~2 GHz SM clock: 4e9 cycles is about two seconds, far past any legitimate wait.
         if (clock64() - start > 4000000000LL) {

@@ -103,7 +103,7 @@ void check_case(const Case& c) {
     ASSERT_EQ(cudaMemcpy(want.data(), ref.get(), ref.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
 
     const std::vector<uint16_t> first = run_poisoned(c, p);
-    if (HasFailure()) return;
+    if (::testing::Test::HasFailure()) return;
     const ladder::check::CheckResult result = ladder::check::compare(first.data(), want.data(), s.M, s.N);
     EXPECT_TRUE(result.ok) << result.message;
     EXPECT_EQ(result.nonfinite, 0) << "elements left unwritten (still NaN) or overflowed";
