@@ -39,7 +39,7 @@ log() { echo "[$(date +%H:%M:%S)] $*"; }
 if [ "$mode" != bench ]; then
   log "tests" | tee "$OUT/tests.log"
   (cd $build && ctest -L cpu --output-on-failure -j8 2>&1 | tail -15) | tee -a "$OUT/tests.log"
-  (cd $build && ctest -L gpu -LE sanitizer --output-on-failure --timeout 300 2>&1 | tail -60) | tee -a "$OUT/tests.log"
+  (cd $build && ctest -L gpu -LE sanitizer --output-on-failure -j4 --timeout 180 2>&1 | tail -60) | tee -a "$OUT/tests.log"
   (cd $build && ctest -L sanitizer --output-on-failure -j4 --timeout 300 2>&1 | tail -40) | tee -a "$OUT/tests.log"
   cp $build/Testing/Temporary/LastTest.log "$OUT/ctest_last.log" 2>/dev/null
 fi
