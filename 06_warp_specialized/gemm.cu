@@ -80,9 +80,9 @@ constexpr int BK = 64;   // K extent of one stage
 constexpr int WARPGROUP_THREADS = 128;
 constexpr int CONSUMER_WARPGROUPS = 2;
 constexpr int THREADS = (1 + CONSUMER_WARPGROUPS) * WARPGROUP_THREADS;  // 384
-constexpr int WG_M = BM / CONSUMER_WARPGROUPS;  // 64 rows of C per consumer: one wgmma m64
+constexpr int WGMMA_M = BM / CONSUMER_WARPGROUPS;  // 64 rows of C per consumer: one wgmma m64
 constexpr int WGMMA_K = 16;                     // K of one wgmma (bf16)
-constexpr int ACC_REGS = WG_M * BN / WARPGROUP_THREADS;  // 128 fp32 accumulators per thread
+constexpr int ACC_REGS = WGMMA_M * BN / WARPGROUP_THREADS;  // 128 fp32 accumulators per thread
 constexpr int PRODUCER_REGISTERS = 40;
 constexpr int CONSUMER_REGISTERS = 232;
 constexpr int SWIZZLE_BYTES = 128;            // CU_TENSOR_MAP_SWIZZLE_128B
@@ -92,7 +92,7 @@ constexpr size_t SMEM_SLACK_BYTES = 1024 + 256;  // base alignment + barriers
 // Rows of A one stage holds: the whole CTA tile when both consumers read every stage,
 // one consumer's half when they take turns.
 template <Schedule S>
-constexpr int A_ROWS = S == Schedule::Cooperative ? BM : WG_M;
+constexpr int A_ROWS = S == Schedule::Cooperative ? BM : WGMMA_M;
 template <Schedule S>
 constexpr uint32_t STAGE_TX_BYTES = (A_ROWS<S> + BN) * BK * sizeof(__nv_bfloat16);
 template <Schedule S>
@@ -103,7 +103,7 @@ template <Schedule S>
 constexpr uint32_t EMPTY_ARRIVALS = S == Schedule::Cooperative ? CONSUMER_WARPGROUPS : 1;
 
 static_assert(THREADS == 384, "one producer and two consumer warpgroups");
-static_assert(WG_M == 64, "each consumer issues wgmma with M = 64");
+static_assert(WGMMA_M == 64, "each consumer issues wgmma with M = 64");
 static_assert(BN % 8 == 0 && BN >= 8 && BN <= 256, "wgmma N is a multiple of 8 up to 256");
 static_assert(BK * sizeof(__nv_bfloat16) == SWIZZLE_BYTES,
               "a k-block row must be exactly one 128-byte swizzle span");
@@ -133,7 +133,7 @@ struct SharedStorage {
     uint64_t full_barrier[STAGES<S>];   // producer -> consumers: "both boxes have landed"
     uint64_t empty_barrier[STAGES<S>];  // consumers -> producer: "wgmma is done reading"
 };
-static_assert((WG_M * BK * sizeof(__nv_bfloat16)) % 1024 == 0, "A tiles stay 1024-aligned");
+static_assert((WGMMA_M * BK * sizeof(__nv_bfloat16)) % 1024 == 0, "A tiles stay 1024-aligned");
 static_assert((BN * BK * sizeof(__nv_bfloat16)) % 1024 == 0, "B tiles stay 1024-aligned");
 template <Schedule S>
 constexpr size_t SMEM_BYTES = sizeof(SharedStorage<S>) + 1024;
@@ -180,19 +180,28 @@ __device__ __forceinline__ void store_pair(__nv_bfloat16* c_tile, int ldc, int r
     }
 }
 
-// The wgmma shared-memory matrix descriptor (PTX ISA "Matrix Descriptor Format",
-// under wgmma) for a K-major tile with 128-byte rows written by TMA with the 128B swizzle:
+// PTX ISA "mbarrier.arrive.expect_tx": one arrival on `barrier`, and raise its pending
+// transaction count by `bytes`. The phase completes when every expected arrival has come
+// AND the transaction count is back to zero, i.e. when all the bytes have landed.
+//   CCCL: cuda::ptx::mbarrier_arrive_expect_tx(sem_release, scope_cta, space_shared, bar, bytes)
+//   PTX:  mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, [bar], bytes;
+__device__ __forceinline__ void arrive_expect_tx(uint64_t* barrier, uint32_t bytes) {
+    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+                                         cuda::ptx::space_shared, barrier, bytes);
+}
+
+// The wgmma shared-memory matrix descriptor (PTX ISA "Matrix Descriptor Format", under
+// wgmma) for a K-major tile with 128-byte rows written by TMA with the 128B swizzle:
 //   bits  0-13 start address >> 4,  16-29 leading byte offset >> 4 (unused here: 1),
 //   bits 32-45 stride byte offset >> 4 = 1024 B (8 rows x 128 B: one swizzle atom),
 //   bits 62-63 swizzle mode 1 = 128-byte swizzle.
-// Moving k16 along K inside a 128-byte row is +32 bytes on the start address (+2 in the
-// field): the hardware applies the swizzle XOR to the address it forms, which works
-// because every tile starts on a 1024-byte boundary.
-__device__ __forceinline__ uint64_t make_kmajor_sw128_descriptor(const void* tile) {
-    const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(tile));
-    return (static_cast<uint64_t>((addr >> 4) & 0x3FFF))  //
-           | (static_cast<uint64_t>(16 >> 4) << 16)       //
-           | (static_cast<uint64_t>(1024 >> 4) << 32)     //
+// Moving k16 along K inside a 128-byte row is +32 bytes on the start address: the
+// hardware applies the swizzle XOR to the address it forms, which works because every
+// tile starts on a 1024-byte boundary. (Step 05's wgmma_descriptor.h has the bit layout.)
+__device__ __forceinline__ uint64_t smem_descriptor(uint32_t smem_addr) {
+    return (static_cast<uint64_t>((smem_addr >> 4) & 0x3FFF))  //
+           | (static_cast<uint64_t>(16 >> 4) << 16)            //
+           | (static_cast<uint64_t>(1024 >> 4) << 32)          //
            | (static_cast<uint64_t>(1) << 62);
 }
 
@@ -358,7 +367,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     const int n0 = static_cast<int>(blockIdx.x / tiles_m) * BN;
     const int k_blocks = (K + BK - 1) / BK;
     // PingPong: a second 64-row half that lies wholly below C is neither loaded nor computed.
-    const int halves = (S == Schedule::PingPong && M - m0 <= WG_M) ? 1 : CONSUMER_WARPGROUPS;
+    const int halves = (S == Schedule::PingPong && M - m0 <= WGMMA_M) ? 1 : CONSUMER_WARPGROUPS;
 
     if (threadIdx.x == 0) {
         for (int stage = 0; stage < STAGES<S>; ++stage) {
@@ -381,20 +390,12 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             uint32_t phase = 0;
             const int a_halves = S == Schedule::Cooperative ? 1 : halves;
             for (int half = 0; half < a_halves; ++half) {
-                const int a_row = m0 + half * WG_M;  // Cooperative: the whole 128-row box
+                const int a_row = m0 + half * WGMMA_M;  // Cooperative: the whole 128-row box
                 for (int kb = 0; kb < k_blocks; ++kb) {
                     wait_barrier(&s.empty_barrier[stage], phase ^ 1u, "empty barrier");
-                    // CCCL: cuda::ptx::mbarrier_arrive_expect_tx(sem_release, scope_cta,
-                    //                                             space_shared, bar, bytes)
-                    // PTX:  mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [bar], bytes;
                     // The FULL box bytes, even where the box hangs over the matrix edge:
-                    // TMA writes those elements too (as zeros) and counts them. (CCCL takes
-                    // the count by reference, hence the uint32_t{} copy of the constant.)
-                    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release,
-                                                         cuda::ptx::scope_cta,
-                                                         cuda::ptx::space_shared,
-                                                         &s.full_barrier[stage],
-                                                         uint32_t{STAGE_TX_BYTES<S>});
+                    // TMA writes those elements too (as zeros) and counts them.
+                    arrive_expect_tx(&s.full_barrier[stage], STAGE_TX_BYTES<S>);
                     tma_load_2d(s.a[stage], &a_map, kb * BK, a_row, &s.full_barrier[stage]);
                     tma_load_2d(s.b[stage], &b_map, kb * BK, n0, &s.full_barrier[stage]);
                     advance<STAGES<S>>(stage, phase);
@@ -414,7 +415,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             int stage = first_fill % STAGES<S>;
             uint32_t phase = static_cast<uint32_t>(first_fill / STAGES<S>) & 1u;
             // Cooperative: this consumer's 64 rows are the top or bottom half of the A box.
-            const int a_row_in_stage = S == Schedule::Cooperative ? consumer * WG_M : 0;
+            const int a_row_in_stage = S == Schedule::Cooperative ? consumer * WGMMA_M : 0;
 
             // PingPong: a parity bit only tells two consecutive phases of a barrier apart.
             // Consumer 1's first fill is KB fills into the ring, i.e. KB / STAGES laps
@@ -431,16 +432,17 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             int previous_stage = -1;
             for (int kb = 0; kb < k_blocks; ++kb) {
                 wait_barrier(&s.full_barrier[stage], phase, "full barrier");
-                const uint64_t desc_a =
-                    make_kmajor_sw128_descriptor(&s.a[stage][a_row_in_stage * BK]);
-                const uint64_t desc_b = make_kmajor_sw128_descriptor(s.b[stage]);
+                const uint32_t a_tile =
+                    static_cast<uint32_t>(__cvta_generic_to_shared(s.a[stage])) +
+                    a_row_in_stage * SWIZZLE_BYTES;
+                const uint32_t b_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.b[stage]));
                 wgmma_fence();
 #pragma unroll
                 for (int k = 0; k < BK / WGMMA_K; ++k) {
-                    // +32 bytes per k16 step = +2 in the descriptor's address field.
-                    const uint64_t step = static_cast<uint64_t>(k * WGMMA_K * 2 / 16);
+                    const uint32_t k_bytes = k * WGMMA_K * sizeof(__nv_bfloat16);  // +32 per step
                     const uint32_t accumulate = (kb > 0 || k > 0) ? 1u : 0u;
-                    wgmma_m64n256k16(acc, desc_a + step, desc_b + step, accumulate);
+                    wgmma_m64n256k16(acc, smem_descriptor(a_tile + k_bytes),
+                                     smem_descriptor(b_tile + k_bytes), accumulate);
                 }
                 wgmma_commit_group();
                 // Keep this k-block's wgmma running and wait only for the previous one:
@@ -462,21 +464,22 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             // wgmma's D layout: warp w of the warpgroup owns rows 16w..16w+15; in each n8
             // column block j/4, lane l holds rows l/4 and l/4 + 8, columns 2(l%4), +1:
             //   acc[j] -> row 16w + l/4 + 8*((j/2)%2),  col 8*(j/4) + 2*(l%4) + j%2.
-            const int row0 = m0 + consumer * WG_M;  // first row of this consumer's piece
+            const int row0 = m0 + consumer * WGMMA_M;  // first row of this consumer's piece
             const int warp = thread_in_wg / 32;
             const int lane = thread_in_wg % 32;
             __nv_bfloat16* c_tile = C + static_cast<size_t>(row0) * N + n0;
             const int rows_left = M - row0;
             const int cols_left = N - n0;
             // Interior pieces with an even N (every pair 4-byte aligned) skip the checks.
-            const bool interior = rows_left >= WG_M && cols_left >= BN && N % 2 == 0;
+            const bool interior = rows_left >= WGMMA_M && cols_left >= BN && N % 2 == 0;
 #pragma unroll
             for (int j = 0; j < ACC_REGS; j += 2) {
                 const int row = 16 * warp + lane / 4 + 8 * ((j / 2) % 2);
                 const int col = 8 * (j / 4) + 2 * (lane % 4);
                 if (interior) {
                     __nv_bfloat16* p = c_tile + static_cast<size_t>(row) * N + col;
-                    *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(acc[j], acc[j + 1]);
+                    *reinterpret_cast<__nv_bfloat162*>(p) =
+                        __floats2bfloat162_rn(acc[j], acc[j + 1]);
                 } else {
                     store_pair(c_tile, N, rows_left, cols_left, row, col, acc[j], acc[j + 1]);
                 }

@@ -25,9 +25,10 @@
 //
 // Why it is faster: per k-block a CTA of step 06 pulls 48 KB from L2; here it pulls
 // 16 KB of A + 32/CLUSTER KB of B (32 KB at CLUSTER = 2, 24 KB at 4), so L2 bandwidth
-// stops being the ceiling. The persistent grid removes the launch and
-// prologue of every tile after the first on an SM, and hides the epilogue's wait for loads.
-// The TMA store turns 64 scattered 4-byte stores per thread into a few 8 KB bulk copies.
+// stops being the ceiling. The persistent grid removes the launch and prologue of every
+// tile after the first on an SM, and its producer loads the next tile during the
+// epilogue. The TMA store turns 64 scattered 4-byte stores per thread into four 8 KB
+// bulk copies per consumer and tile.
 //
 // Measured: see README.md in this folder (results/h100/bench.csv has every row).
 //
@@ -76,9 +77,9 @@ constexpr int STAGES = 4;
 constexpr int WARPGROUP_THREADS = 128;
 constexpr int CONSUMER_WARPGROUPS = 2;
 constexpr int THREADS = (1 + CONSUMER_WARPGROUPS) * WARPGROUP_THREADS;  // 384
-constexpr int WG_M = BM / CONSUMER_WARPGROUPS;  // 64 rows of C per consumer: one wgmma m64
+constexpr int WGMMA_M = BM / CONSUMER_WARPGROUPS;  // 64 rows of C per consumer: one wgmma m64
 constexpr int WGMMA_K = 16;                     // K of one wgmma (bf16)
-constexpr int ACC_REGS = WG_M * BN / WARPGROUP_THREADS;  // 128 fp32 accumulators per thread
+constexpr int ACC_REGS = WGMMA_M * BN / WARPGROUP_THREADS;  // 128 fp32 accumulators per thread
 constexpr int PRODUCER_REGISTERS = 40;
 constexpr int CONSUMER_REGISTERS = 232;
 constexpr int SWIZZLE_BYTES = 128;            // CU_TENSOR_MAP_SWIZZLE_128B
@@ -100,7 +101,7 @@ template <int CLUSTER>
 constexpr uint32_t EMPTY_ARRIVALS = CONSUMER_WARPGROUPS * CLUSTER;
 
 static_assert(THREADS == 384, "one producer and two consumer warpgroups");
-static_assert(WG_M == 64, "each consumer issues wgmma with M = 64");
+static_assert(WGMMA_M == 64, "each consumer issues wgmma with M = 64");
 static_assert(BN % 8 == 0 && BN >= 8 && BN <= 256, "wgmma N is a multiple of 8 up to 256");
 static_assert(BK * sizeof(__nv_bfloat16) == SWIZZLE_BYTES,
               "a k-block row must be exactly one 128-byte swizzle span");
@@ -127,7 +128,7 @@ struct SharedStorage {
     // there). The B slices a cluster's CTAs multicast start at multiples of 64 rows = 8 KB.
     alignas(1024) __nv_bfloat16 a[STAGES][BM * BK];
     alignas(1024) __nv_bfloat16 b[STAGES][BN * BK];
-    alignas(1024) __nv_bfloat16 c[CONSUMER_WARPGROUPS][WG_M * EPI_N];  // two 64x64 boxes each
+    alignas(1024) __nv_bfloat16 c[CONSUMER_WARPGROUPS][WGMMA_M * EPI_N];  // two 64x64 boxes each
     uint64_t full_barrier[STAGES];   // "A and every B slice have landed in THIS CTA"
     uint64_t empty_barrier[STAGES];  // "every consumer of the cluster is done reading"
 };
@@ -178,19 +179,28 @@ __device__ __forceinline__ void store_pair(__nv_bfloat16* c_tile, int ldc, int r
     }
 }
 
-// The wgmma shared-memory matrix descriptor (PTX ISA "Matrix Descriptor Format",
-// under wgmma) for a K-major tile with 128-byte rows written by TMA with the 128B swizzle:
+// PTX ISA "mbarrier.arrive.expect_tx": one arrival on `barrier`, and raise its pending
+// transaction count by `bytes`. The phase completes when every expected arrival has come
+// AND the transaction count is back to zero, i.e. when all the bytes have landed.
+//   CCCL: cuda::ptx::mbarrier_arrive_expect_tx(sem_release, scope_cta, space_shared, bar, bytes)
+//   PTX:  mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, [bar], bytes;
+__device__ __forceinline__ void arrive_expect_tx(uint64_t* barrier, uint32_t bytes) {
+    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+                                         cuda::ptx::space_shared, barrier, bytes);
+}
+
+// The wgmma shared-memory matrix descriptor (PTX ISA "Matrix Descriptor Format", under
+// wgmma) for a K-major tile with 128-byte rows written by TMA with the 128B swizzle:
 //   bits  0-13 start address >> 4,  16-29 leading byte offset >> 4 (unused here: 1),
 //   bits 32-45 stride byte offset >> 4 = 1024 B (8 rows x 128 B: one swizzle atom),
 //   bits 62-63 swizzle mode 1 = 128-byte swizzle.
-// Moving k16 along K inside a 128-byte row is +32 bytes on the start address (+2 in the
-// field): the hardware applies the swizzle XOR to the address it forms, which works
-// because every tile starts on a 1024-byte boundary.
-__device__ __forceinline__ uint64_t make_kmajor_sw128_descriptor(const void* tile) {
-    const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(tile));
-    return (static_cast<uint64_t>((addr >> 4) & 0x3FFF))  //
-           | (static_cast<uint64_t>(16 >> 4) << 16)       //
-           | (static_cast<uint64_t>(1024 >> 4) << 32)     //
+// Moving k16 along K inside a 128-byte row is +32 bytes on the start address: the
+// hardware applies the swizzle XOR to the address it forms, which works because every
+// tile starts on a 1024-byte boundary. (Step 05's wgmma_descriptor.h has the bit layout.)
+__device__ __forceinline__ uint64_t smem_descriptor(uint32_t smem_addr) {
+    return (static_cast<uint64_t>((smem_addr >> 4) & 0x3FFF))  //
+           | (static_cast<uint64_t>(16 >> 4) << 16)            //
+           | (static_cast<uint64_t>(1024 >> 4) << 32)          //
            | (static_cast<uint64_t>(1) << 62);
 }
 
@@ -497,15 +507,10 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                                           static_cast<uint32_t>(b_slices) * B_SLICE_BYTES<CLUSTER>;
                 for (int kb = 0; kb < k_blocks; ++kb) {
                     wait_barrier(&s.empty_barrier[stage], phase ^ 1u, "empty barrier");
-                    // CCCL: cuda::ptx::mbarrier_arrive_expect_tx(sem_release, scope_cta,
-                    //                                             space_shared, bar, bytes)
-                    // PTX:  mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [bar], bytes;
-                    // The FULL box bytes, even where the box hangs over the matrix edge:
-                    // TMA writes those elements too (as zeros) and counts them.
-                    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release,
-                                                         cuda::ptx::scope_cta,
-                                                         cuda::ptx::space_shared,
-                                                         &s.full_barrier[stage], tx_bytes);
+                    // The FULL bytes of every box issued to this CTA, even where a box
+                    // hangs over the matrix edge: TMA writes those elements too (as zeros)
+                    // and counts them. The peers' B slices count here too.
+                    arrive_expect_tx(&s.full_barrier[stage], tx_bytes);
                     if (a_in_bounds)
                         tma_load_2d(s.a[stage], &a_map, kb * BK, m0, &s.full_barrier[stage]);
                     if (static_cast<int>(rank) < b_slices) {
@@ -541,20 +546,21 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 
             // ---- main loop: wgmma on full stages, hand each back as soon as it is read -
             // This consumer's 64 rows are the top or bottom half of the A box.
-            const int a_row_in_stage = consumer * WG_M;
+            const int a_row_in_stage = consumer * WGMMA_M;
             int previous_stage = -1;
             for (int kb = 0; kb < k_blocks; ++kb) {
                 wait_barrier(&s.full_barrier[stage], phase, "full barrier");
-                const uint64_t desc_a =
-                    make_kmajor_sw128_descriptor(&s.a[stage][a_row_in_stage * BK]);
-                const uint64_t desc_b = make_kmajor_sw128_descriptor(s.b[stage]);
+                const uint32_t a_tile =
+                    static_cast<uint32_t>(__cvta_generic_to_shared(s.a[stage])) +
+                    a_row_in_stage * SWIZZLE_BYTES;
+                const uint32_t b_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.b[stage]));
                 wgmma_fence();
 #pragma unroll
                 for (int k = 0; k < BK / WGMMA_K; ++k) {
-                    // +32 bytes per k16 step = +2 in the descriptor's address field.
-                    const uint64_t step = static_cast<uint64_t>(k * WGMMA_K * 2 / 16);
+                    const uint32_t k_bytes = k * WGMMA_K * sizeof(__nv_bfloat16);  // +32 per step
                     const uint32_t accumulate = (kb > 0 || k > 0) ? 1u : 0u;
-                    wgmma_m64n256k16(acc, desc_a + step, desc_b + step, accumulate);
+                    wgmma_m64n256k16(acc, smem_descriptor(a_tile + k_bytes),
+                                     smem_descriptor(b_tile + k_bytes), accumulate);
                 }
                 wgmma_commit_group();
                 // Keep this k-block's wgmma running and wait only for the previous one:
@@ -576,7 +582,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             // wgmma's D layout: warp w of the warpgroup owns rows 16w..16w+15; in each n8
             // column block j/4, lane l holds rows l/4 and l/4 + 8, columns 2(l%4), +1:
             //   acc[j] -> row 16w + l/4 + 8*((j/2)%2),  col 8*(j/4) + 2*(l%4) + j%2.
-            const int row0 = m0 + consumer * WG_M;  // first row of this consumer's piece
+            const int row0 = m0 + consumer * WGMMA_M;  // first row of this consumer's piece
             if (row0 >= M) continue;  // the whole piece is below C (uniform per warpgroup)
             if (tma_store) {
                 uint8_t* c_smem = reinterpret_cast<uint8_t*>(s.c[consumer]);

@@ -167,6 +167,7 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
     if (one_shape) sizes = {{m ? m : 4096, n ? n : 4096, k ? k : 4096}};
     o.check_shapes = (one_shape || sizes_given) ? sizes : check_shapes();
     o.bench_shapes = (one_shape || sizes_given) ? sizes : default_bench_shapes();
+    o.bench_shapes_default = !(one_shape || sizes_given);
     if (o.cpu_reference)
         for (const Shape& s : o.check_shapes)
             if (s.M * s.N * s.K > (1LL << 31)) {

@@ -27,6 +27,7 @@ struct Options {
     bool help = false;
     std::vector<Shape> check_shapes;
     std::vector<Shape> bench_shapes;
+    bool bench_shapes_default = false;  // true unless --sizes / --m --n --k chose them
     std::string csv;
     std::string variant;  // "" = every variant of the step (bench) / the default (check)
     bool seed_given = false;

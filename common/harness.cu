@@ -185,7 +185,7 @@ void Cublas::gemm_f32(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, 
 }
 
 Timing time_launches(const std::function<cudaError_t(int set)>& launch, int sets, int min_runs,
-                     cudaStream_t stream) {
+                     double budget_ms, cudaStream_t stream) {
     auto checked = [&](int set) {
         cudaError_t err = launch(set);
         if (err != cudaSuccess) throw Error(std::string("launch failed: ") + cudaGetErrorString(err));
@@ -204,6 +204,9 @@ Timing time_launches(const std::function<cudaError_t(int set)>& launch, int sets
     LADDER_CUDA(cudaEventElapsedTime(&estimate_ms, probe_start, probe_stop));
     cudaEventDestroy(probe_start);
     cudaEventDestroy(probe_stop);
+    Timing timing;
+    timing.estimate_ms = estimate_ms;
+    if (budget_ms > 0 && static_cast<double>(estimate_ms) * min_runs > budget_ms) return timing;
     if (estimate_ms < 50) {  // fast kernels: a few more warm-up launches are free
         for (int i = 0; i < 5; ++i) checked((2 + i) % sets);
     }
@@ -230,7 +233,6 @@ Timing time_launches(const std::function<cudaError_t(int set)>& launch, int sets
         cudaEventDestroy(stop[i]);
     }
     std::sort(ms.begin(), ms.end());
-    Timing timing;
     timing.runs = runs;
     timing.min_ms = ms.front();
     timing.median_ms = runs % 2 ? ms[runs / 2] : 0.5 * (ms[runs / 2 - 1] + ms[runs / 2]);

@@ -125,14 +125,16 @@ private:
 struct Timing {
     double median_ms = 0;
     double min_ms = 0;
-    int runs = 0;
+    double estimate_ms = 0;  // one launch, from the warm-up
+    int runs = 0;            // 0: not timed, because min_runs launches would exceed the budget
 };
 
 // Times launch(set) with CUDA events, one event pair per launch, after warm-up launches.
 // Launches cycle through `sets` input sets so that the working set exceeds the L2 cache and
 // the timing does not measure cached inputs. Runs at least min_runs times (more for short
-// kernels, up to ~0.3 s of GPU time) and reports the median.
+// kernels, up to ~0.3 s of GPU time) and reports the median. With budget_ms > 0, a kernel
+// whose min_runs launches would take longer than that is not timed (runs = 0).
 Timing time_launches(const std::function<cudaError_t(int set)>& launch, int sets, int min_runs,
-                     cudaStream_t stream = nullptr);
+                     double budget_ms = 0, cudaStream_t stream = nullptr);
 
 }  // namespace ladder::harness

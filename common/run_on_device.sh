@@ -29,7 +29,7 @@ log() { echo "[$(date +%H:%M:%S)] $*"; }
   log "configure + build (LADDER_HANG_TRAP=$trap_opt)"
   cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DLADDER_HANG_TRAP=$trap_opt \
         -DLADDER_PTXAS_VERBOSE=ON -DLADDER_RESULTS_DIR="$results" >/dev/null
-  cmake --build $build -k 0 >"$OUT/build_full.log" 2>&1
+  cmake --build $build -- -k 0 >"$OUT/build_full.log" 2>&1
   grep -E "error|warning|FAILED" "$OUT/build_full.log" | head -40
   # Registers, spills and shared memory of every step's kernels.
   grep -E "Compiling entry|Used [0-9]+ registers|spill" "$OUT/build_full.log" | grep -A2 "gemm_kernel" | head -60

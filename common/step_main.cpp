@@ -147,9 +147,15 @@ int check_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
     return failures;
 }
 
+// On the default sizes, a step whose min_runs launches of one shape would take longer than
+// this is not timed on that shape (step 01 on the largest problems: ~2 s a launch). Sizes
+// chosen with --sizes or --m/--n/--k are always timed.
+constexpr double kDefaultSizeBudgetMs = 20000;
+
 // Benchmarks every runner and cuBLAS on one shape; appends CSV rows. Returns failures.
 int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t seed, int min_runs,
-                Cublas& cublas, const DeviceInfo& dev, std::vector<ladder::csv::Row>* rows) {
+                double budget_ms, Cublas& cublas, const DeviceInfo& dev,
+                std::vector<ladder::csv::Row>* rows) {
     // Enough input sets that one pass over them is 3x the L2: no launch finds its inputs cached.
     std::vector<ProblemBuffers> sets;
     const size_t set_bytes = static_cast<size_t>((s.M * s.K + s.N * s.K + s.M * s.N) * 2);
@@ -183,7 +189,14 @@ int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
     for (const Runner& r : runners) {
         Timing t = time_launches(
             [&](int i) { return r.run(sets[i].A.get(), sets[i].B.get(), sets[i].C.get(), s); },
-            set_count, min_runs);
+            set_count, min_runs, budget_ms);
+        if (t.runs == 0) {
+            std::printf("bench %-28s %-20s not timed: one launch takes %.0f ms, so %d runs would "
+                        "exceed the %.0f s budget of the default sizes (time it with --sizes)\n",
+                        r.label().c_str(), shape_text(s).c_str(), t.estimate_ms, min_runs,
+                        budget_ms / 1000);
+            continue;
+        }
         const int clock_mhz = current_sm_clock_mhz();
         std::vector<uint16_t> got = run_once(r, sets[0], s);
         ladder::check::CheckResult result = ladder::check::compare(got.data(), want.data(), s.M, s.N);
@@ -294,7 +307,8 @@ int main(int argc, char** argv) {
         std::vector<ladder::csv::Row> rows;
         if (opt.bench)
             for (size_t i = 0; i < opt.bench_shapes.size(); ++i)
-                failures += bench_shape(runners, opt.bench_shapes[i], seed + 7919 * i, opt.min_runs, cublas,
+                failures += bench_shape(runners, opt.bench_shapes[i], seed + 7919 * i, opt.min_runs,
+                                        opt.bench_shapes_default ? kDefaultSizeBudgetMs : 0, cublas,
                                         dev, &rows);
         print_table(rows);
         if (!opt.csv.empty() && !rows.empty() && !ladder::csv::append_rows(opt.csv, rows, &error)) {
