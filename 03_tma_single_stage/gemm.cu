@@ -43,6 +43,7 @@
 #include "spin_guard.cuh"
 #include "step_api.h"
 #include "tensor_map.h"
+#include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
 
 namespace ladder::step03 {
 
@@ -269,6 +270,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     // The byte count is always the FULL box bytes: a box that hangs over the edge of A or
     // B still writes every element into shared memory, the outside ones as zeros.
     auto issue_k_block = [&](int kb, int stage) {
+        LADDER_TIMELINE_PRODUCER(LoadIssue, kb);
         arrive_expect_tx(&s.full_barrier[stage], STAGE_BYTES);
         tma_load_2d(s.a[stage], &a_map, kb * BK, m0, &s.full_barrier[stage]);
         tma_load_2d(s.b[stage], &b_map, kb * BK, n0, &s.full_barrier[stage]);
@@ -288,6 +290,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     uint32_t phase = 0;
     for (int kb = 0; kb < k_blocks; ++kb) {
         wait_barrier(&s.full_barrier[stage], phase, "full barrier");
+        // Timeline (lane 0 of each warp speaks for the warp, consumer `warp`).
+        LADDER_TIMELINE_CONSUMER(lane == 0, warp, LoadArrive, kb);
+        LADDER_TIMELINE_CONSUMER(lane == 0, warp, MmaStart, kb);
 
         const uint32_t a_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.a[stage]));
         const uint32_t b_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.b[stage]));
@@ -316,11 +321,13 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 for (int j = 0; j < MMA_TILES_N; ++j)
                     mma_m16n8k16_bf16(acc[i][j], a_frag[i], b_frag[j]);
         }
+        LADDER_TIMELINE_CONSUMER(lane == 0, warp, MmaEnd, kb);
 
         // Every warp must have finished reading the slot before the copy engine overwrites
         // it: a CTA-wide barrier, then the refill. The copy of k-block kb+1 starts only
         // now, and all 8 warps will sit in the next wait_barrier until it has landed.
         __syncthreads();
+        LADDER_TIMELINE_CONSUMER(lane == 0, warp, Release, kb);
         if (threadIdx.x == 0 && kb + STAGES < k_blocks) issue_k_block(kb + STAGES, stage);
 
         if (++stage == STAGES) {
@@ -333,6 +340,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     // Thread (g = lane/4, t = lane%4) holds D[g][2t..2t+1] and D[g+8][2t..2t+1] of each
     // 16x8 MMA tile. Pairs go out as one 4-byte bf16x2 store when both columns exist and
     // the address is 4-byte aligned (N even); otherwise element by element.
+    LADDER_TIMELINE_CONSUMER(lane == 0, warp, EpilogueStart, -1);
     const int g = lane / 4;
     const int t = lane % 4;
 #pragma unroll
@@ -356,6 +364,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             }
         }
     }
+    LADDER_TIMELINE_CONSUMER(lane == 0, warp, EpilogueEnd, -1);
 }
 
 // -------------------------------------------------------------------------------------
@@ -428,5 +437,7 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
 }
 
 TileConfig tile_config() { return {BM, BN, BK, STAGES, 0, 1, THREADS}; }
+
+LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
 
 }  // namespace ladder::step03

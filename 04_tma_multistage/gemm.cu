@@ -41,6 +41,7 @@
 #include "spin_guard.cuh"
 #include "step_api.h"
 #include "tensor_map.h"
+#include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
 
 namespace ladder::step04 {
 
@@ -292,6 +293,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     // The byte count is always the FULL box bytes: a box that hangs over the edge of A or
     // B still writes every element into shared memory, the outside ones as zeros.
     auto issue_k_block = [&](int kb, int stage) {
+        LADDER_TIMELINE_PRODUCER(LoadIssue, kb);
         arrive_expect_tx(&s.full_barrier[stage], STAGE_BYTES);
         tma_load_2d(s.a[stage], &a_map, kb * BK, m0, &s.full_barrier[stage]);
         tma_load_2d(s.b[stage], &b_map, kb * BK, n0, &s.full_barrier[stage]);
@@ -314,6 +316,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     uint32_t phase = 0;
     for (int kb = 0; kb < k_blocks; ++kb) {
         wait_barrier(&s.full_barrier[stage], phase, "full barrier");
+        // Timeline (lane 0 of each warp speaks for the warp, consumer `warp`).
+        LADDER_TIMELINE_CONSUMER(lane == 0, warp, LoadArrive, kb);
+        LADDER_TIMELINE_CONSUMER(lane == 0, warp, MmaStart, kb);
 
         const uint32_t a_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.a[stage]));
         const uint32_t b_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.b[stage]));
@@ -342,6 +347,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 for (int j = 0; j < MMA_TILES_N; ++j)
                     mma_m16n8k16_bf16(acc[i][j], a_frag[i], b_frag[j]);
         }
+        LADDER_TIMELINE_CONSUMER(lane == 0, warp, MmaEnd, kb);
 
         // Release the slot: this warp is done reading it. Then the producer (thread 0)
         // acquires it back, once all 8 warps have released it, and refills it with the
@@ -350,6 +356,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         // other warps do not: they run ahead into the k-blocks already landed. No
         // deadlock: warp 0 has arrived on empty[stage] before thread 0 waits on it.
         warp_arrive(&s.empty_barrier[stage], lane);
+        LADDER_TIMELINE_CONSUMER(lane == 0, warp, Release, kb);
         if (threadIdx.x == 0 && kb + STAGES < k_blocks) {
             wait_barrier(&s.empty_barrier[stage], phase, "empty barrier");
             issue_k_block(kb + STAGES, stage);
@@ -365,6 +372,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     // Thread (g = lane/4, t = lane%4) holds D[g][2t..2t+1] and D[g+8][2t..2t+1] of each
     // 16x8 MMA tile. Pairs go out as one 4-byte bf16x2 store when both columns exist and
     // the address is 4-byte aligned (N even); otherwise element by element.
+    LADDER_TIMELINE_CONSUMER(lane == 0, warp, EpilogueStart, -1);
     const int g = lane / 4;
     const int t = lane % 4;
 #pragma unroll
@@ -388,6 +396,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             }
         }
     }
+    LADDER_TIMELINE_CONSUMER(lane == 0, warp, EpilogueEnd, -1);
 }
 
 // -------------------------------------------------------------------------------------
@@ -460,5 +469,7 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
 }
 
 TileConfig tile_config() { return {BM, BN, BK, STAGES, 0, 1, THREADS}; }
+
+LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
 
 }  // namespace ladder::step04

@@ -42,6 +42,7 @@
 #include "spin_guard.cuh"
 #include "step_api.h"
 #include "tensor_map.h"
+#include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
 #include "wgmma_descriptor.h"
 
 namespace ladder::step05 {
@@ -345,6 +346,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     // The byte count is always the FULL box bytes: a box that hangs over the edge of A or
     // B still writes every element into shared memory, the outside ones as zeros.
     auto issue_k_block = [&](int kb, int stage) {
+        LADDER_TIMELINE_PRODUCER(LoadIssue, kb);
         arrive_expect_tx(&s.full_barrier[stage], STAGE_BYTES);
         tma_load_2d(s.a[stage], &a_map, kb * BK, m0, &s.full_barrier[stage]);
         tma_load_2d(s.b[stage], &b_map, kb * BK, n0, &s.full_barrier[stage]);
@@ -370,6 +372,11 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     float acc[ACC_REGS];
 #pragma unroll
     for (int i = 0; i < ACC_REGS; ++i) acc[i] = 0.0f;
+    // Timeline builds only (nothing otherwise): an opaque fence after the zero fill. Without
+    // it the timestamps after the loop lead the compiler to a second copy of the zero fill
+    // on the path that skips the loop, which ptxas counts as writing the accumulators of
+    // wgmma in flight, and it would serialize every wgmma (warning C7515).
+    LADDER_TIMELINE_ONLY(fence_accumulators(acc));
 
     int stage = 0;
     uint32_t phase = 0;
@@ -377,6 +384,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     uint32_t prev_phase = 0;  // its parity
     for (int kb = 0; kb < k_blocks; ++kb) {
         wait_barrier(&s.full_barrier[stage], phase, "full barrier");
+        // Timeline (the first thread of each warpgroup speaks for it, consumer `warpgroup`).
+        LADDER_TIMELINE_CONSUMER(warp % 4 == 0 && lane == 0, warpgroup, LoadArrive, kb);
 
         // This warpgroup's 64 rows of A start 64 * 128 bytes into the A tile (a whole
         // number of 1024-byte swizzle atoms); B is shared by both warpgroups. Each k16
@@ -384,6 +393,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         const uint32_t a_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.a[stage])) +
                                 warp_m0 * ROW_BYTES;
         const uint32_t b_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.b[stage]));
+        LADDER_TIMELINE_CONSUMER(warp % 4 == 0 && lane == 0, warpgroup, MmaStart, kb);
         fence_accumulators(acc);  // compiler: keep the zero fill above the hardware fence
         wgmma_fence();            // hardware: register writes before here precede the wgmmas
 #pragma unroll
@@ -396,6 +406,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         // Leave group kb running; wait only for group kb-1. Its MMAs have then completed,
         // so its slot may be handed back to the copy engine.
         wgmma_wait_group<1>();
+        LADDER_TIMELINE_CONSUMER(warp % 4 == 0 && lane == 0 && kb > 0, warpgroup, MmaEnd, kb - 1);
 
         // Release the slot of k-block kb-1. Then the producer (thread 0) acquires it back,
         // once all 8 warps have released it, and refills it with k-block kb-1+STAGES.
@@ -405,6 +416,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         // warpgroup keeps the tensor cores busy.
         if (kb > 0) {
             warp_arrive(&s.empty_barrier[prev_stage], lane);
+            LADDER_TIMELINE_CONSUMER(warp % 4 == 0 && lane == 0, warpgroup, Release, kb - 1);
             if (threadIdx.x == 0 && kb - 1 + STAGES < k_blocks) {
                 wait_barrier(&s.empty_barrier[prev_stage], prev_phase, "empty barrier");
                 issue_k_block(kb - 1 + STAGES, prev_stage);
@@ -422,6 +434,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     // slot is never released: nothing will be loaded into it again.)
     wgmma_wait_group<0>();
     fence_accumulators(acc);  // compiler: no accumulator read may move above the wait
+    LADDER_TIMELINE_CONSUMER(warp % 4 == 0 && lane == 0, warpgroup, MmaEnd, k_blocks - 1);
 
     // ---- epilogue: fp32 accumulators -> bf16, straight from registers to C -------------
     // The wgmma accumulator layout (PTX ISA, wgmma "Register Fragments", the figure for
@@ -431,6 +444,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     // 16x8 mma.sync layout, repeated 32 times along n. Pairs go out as one 4-byte bf16x2
     // store when both columns exist and the address is 4-byte aligned (N even); otherwise
     // element by element.
+    LADDER_TIMELINE_CONSUMER(warp % 4 == 0 && lane == 0, warpgroup, EpilogueStart, -1);
     const int g = lane / 4;
     const int t = lane % 4;
     const int warp_row0 = warp_m0 + (warp % 4) * 16;
@@ -452,6 +466,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             }
         }
     }
+    LADDER_TIMELINE_CONSUMER(warp % 4 == 0 && lane == 0, warpgroup, EpilogueEnd, -1);
 }
 
 // -------------------------------------------------------------------------------------
@@ -507,5 +522,7 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
 }
 
 TileConfig tile_config() { return {BM, BN, BK, STAGES, CONSUMER_WARPGROUPS, 1, THREADS}; }
+
+LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
 
 }  // namespace ladder::step05

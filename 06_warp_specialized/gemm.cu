@@ -46,6 +46,7 @@
 #include "spin_guard.cuh"
 #include "step_api.h"
 #include "tensor_map.h"
+#include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
 
 namespace ladder::step06 {
 
@@ -393,6 +394,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 const int a_row = m0 + half * WGMMA_M;  // Cooperative: the whole 128-row box
                 for (int kb = 0; kb < k_blocks; ++kb) {
                     wait_barrier(&s.empty_barrier[stage], phase ^ 1u, "empty barrier");
+                    // Timeline: k-blocks are numbered by fill (ping-pong: half * KB + kb).
+                    LADDER_TIMELINE_PRODUCER(LoadIssue, half * k_blocks + kb);
                     // The FULL box bytes, even where the box hangs over the matrix edge:
                     // TMA writes those elements too (as zeros) and counts them.
                     arrive_expect_tx(&s.full_barrier[stage], STAGE_TX_BYTES<S>);
@@ -432,6 +435,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             int previous_stage = -1;
             for (int kb = 0; kb < k_blocks; ++kb) {
                 wait_barrier(&s.full_barrier[stage], phase, "full barrier");
+                // Timeline (thread 0 of the warpgroup speaks for it; k-blocks numbered by fill).
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, LoadArrive, first_fill + kb);
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaStart, first_fill + kb);
                 const uint32_t a_tile =
                     static_cast<uint32_t>(__cvta_generic_to_shared(s.a[stage])) +
                     a_row_in_stage * SWIZZLE_BYTES;
@@ -449,8 +455,12 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 // once it is done, its stage can be refilled.
                 wgmma_wait_group<1>();
                 fence_accumulators(acc);
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > 0, consumer, MmaEnd,
+                                         first_fill + kb - 1);
                 if (previous_stage >= 0 && thread_in_wg == 0)
                     release_stage(&s.empty_barrier[previous_stage]);
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > 0, consumer, Release,
+                                         first_fill + kb - 1);
                 previous_stage = stage;
                 advance<STAGES<S>>(stage, phase);
             }
@@ -458,7 +468,11 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 named_barrier_arrive(ORDER_BARRIER_ID, ORDER_BARRIER_THREADS);
             wgmma_wait_group<0>();
             fence_accumulators(acc);
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaEnd,
+                                     first_fill + k_blocks - 1);
             if (thread_in_wg == 0) release_stage(&s.empty_barrier[previous_stage]);
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, Release,
+                                     first_fill + k_blocks - 1);
 
             // ---- epilogue: fp32 accumulators -> bf16, straight to global memory --------
             // wgmma's D layout: warp w of the warpgroup owns rows 16w..16w+15; in each n8
@@ -472,6 +486,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             const int cols_left = N - n0;
             // Interior pieces with an even N (every pair 4-byte aligned) skip the checks.
             const bool interior = rows_left >= WGMMA_M && cols_left >= BN && N % 2 == 0;
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueStart, -1);
 #pragma unroll
             for (int j = 0; j < ACC_REGS; j += 2) {
                 const int row = 16 * warp + lane / 4 + 8 * ((j / 2) % 2);
@@ -484,6 +499,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                     store_pair(c_tile, N, rows_left, cols_left, row, col, acc[j], acc[j + 1]);
                 }
             }
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueEnd, -1);
         }
     }
 }
@@ -545,5 +561,7 @@ cudaError_t gemm_pingpong(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_b
 TileConfig tile_config() {
     return {BM, BN, BK, STAGES<Schedule::Cooperative>, CONSUMER_WARPGROUPS, 1, THREADS};
 }
+
+LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
 
 }  // namespace ladder::step06

@@ -45,6 +45,7 @@
 #include <cstdint>
 
 #include "spin_guard.cuh"
+#include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
 #include "step_api.h"
 #include "tensor_map.h"
 
@@ -505,8 +506,11 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                                                       B_SLICE_ROWS<CLUSTER>);
                 const uint32_t tx_bytes = (a_in_bounds ? A_STAGE_BYTES : 0u) +
                                           static_cast<uint32_t>(b_slices) * B_SLICE_BYTES<CLUSTER>;
+                // Timeline: k-blocks are numbered by fill, across this CTA's tiles.
+                [[maybe_unused]] const int first_fill = (tile - cluster_id) / clusters * k_blocks;
                 for (int kb = 0; kb < k_blocks; ++kb) {
                     wait_barrier(&s.empty_barrier[stage], phase ^ 1u, "empty barrier");
+                    LADDER_TIMELINE_PRODUCER(LoadIssue, first_fill + kb);
                     // The FULL bytes of every box issued to this CTA, even where a box
                     // hangs over the matrix edge: TMA writes those elements too (as zeros)
                     // and counts them. The peers' B slices count here too.
@@ -548,8 +552,11 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             // This consumer's 64 rows are the top or bottom half of the A box.
             const int a_row_in_stage = consumer * WGMMA_M;
             int previous_stage = -1;
+            [[maybe_unused]] const int first_fill = (tile - cluster_id) / clusters * k_blocks;  // timeline
             for (int kb = 0; kb < k_blocks; ++kb) {
                 wait_barrier(&s.full_barrier[stage], phase, "full barrier");
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, LoadArrive, first_fill + kb);
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaStart, first_fill + kb);
                 const uint32_t a_tile =
                     static_cast<uint32_t>(__cvta_generic_to_shared(s.a[stage])) +
                     a_row_in_stage * SWIZZLE_BYTES;
@@ -567,14 +574,20 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 // once it is done, its stage can be refilled, by every CTA of the cluster.
                 wgmma_wait_group<1>();
                 fence_accumulators(acc);
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > 0, consumer, MmaEnd,
+                                         first_fill + kb - 1);
                 if (previous_stage >= 0)
                     release_stage<CLUSTER>(&s.empty_barrier[previous_stage], thread_in_wg);
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > 0, consumer, Release,
+                                         first_fill + kb - 1);
                 previous_stage = stage;
                 advance<STAGES>(stage, phase);
             }
             wgmma_wait_group<0>();
             fence_accumulators(acc);
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaEnd, first_fill + k_blocks - 1);
             release_stage<CLUSTER>(&s.empty_barrier[previous_stage], thread_in_wg);
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, Release, first_fill + k_blocks - 1);
             // From here on the producer is already loading the next tile into the stages
             // just released: this epilogue overlaps those loads.
 
@@ -584,6 +597,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             //   acc[j] -> row 16w + l/4 + 8*((j/2)%2),  col 8*(j/4) + 2*(l%4) + j%2.
             const int row0 = m0 + consumer * WGMMA_M;  // first row of this consumer's piece
             if (row0 >= M) continue;  // the whole piece is below C (uniform per warpgroup)
+            // Timeline: each tile's epilogue keeps its own slot, under the tile's first fill.
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueStart, first_fill);
             if (tma_store) {
                 uint8_t* c_smem = reinterpret_cast<uint8_t*>(s.c[consumer]);
 #pragma unroll
@@ -639,6 +654,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                     store_pair(c_tile, N, rows_left, cols_left, row, col, acc[j], acc[j + 1]);
                 }
             }
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueEnd, first_fill);
         }
         // The last stores must be complete before the CTA's shared memory goes away.
         // PTX: cp.async.bulk.wait_group 0;
@@ -767,5 +783,7 @@ cudaError_t gemm_cluster4(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_b
 }
 
 TileConfig tile_config() { return {BM, BN, BK, STAGES, CONSUMER_WARPGROUPS, 2, THREADS}; }
+
+LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
 
 }  // namespace ladder::step07

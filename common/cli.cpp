@@ -122,6 +122,10 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
             const char* v = value("--csv");
             if (v == nullptr) return false;
             o.csv = v;
+        } else if (arg == "--timeline") {
+            const char* v = value("--timeline");
+            if (v == nullptr) return false;
+            o.timeline = v;
         } else if (arg == "--variant") {
             const char* v = value("--variant");
             if (v == nullptr) return false;
@@ -158,13 +162,19 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
             return false;
         }
     }
-    if (!o.check && !o.bench) o.check = o.bench = true;
+    // --timeline alone records the timeline and nothing else.
+    if (!o.check && !o.bench && o.timeline.empty()) o.check = o.bench = true;
     const bool one_shape = m || n || k;
     if (one_shape && sizes_given) {
         *error = "give either --m/--n/--k or --sizes, not both";
         return false;
     }
+    if (!o.timeline.empty() && sizes_given) {
+        *error = "--timeline runs one shape: give it with --m/--n/--k, not --sizes";
+        return false;
+    }
     if (one_shape) sizes = {{m ? m : 4096, n ? n : 4096, k ? k : 4096}};
+    if (one_shape) o.timeline_shape = sizes.front();
     o.check_shapes = (one_shape || sizes_given) ? sizes : check_shapes();
     o.bench_shapes = (one_shape || sizes_given) ? sizes : default_bench_shapes();
     o.bench_shapes_default = !(one_shape || sizes_given);
@@ -182,10 +192,14 @@ std::string usage(const char* program) {
     return std::string("usage: ") + program +
            " [--check] [--bench] [--m M --n N --k K | --sizes default|quick|small|check|LIST]\n"
            "       [--variant NAME] [--csv FILE] [--seed S] [--runs R>=20] [--reference cublas|cpu]\n"
+           "       [--timeline FILE]\n"
            "With neither --check nor --bench it does both: checks every shape against cuBLAS\n"
            "(and a float64 CPU reference on sampled elements), then times the step and cuBLAS\n"
            "side by side. Exit codes: 0 ok, 1 a check or CUDA call failed, 2 bad arguments,\n"
-           "77 no GPU that can run this step.\n";
+           "77 no GPU that can run this step.\n"
+           "--timeline FILE runs the --m/--n/--k shape (default 4096x4096x4096) once after a\n"
+           "warm-up and writes the pipeline events of a few CTAs to FILE (CSV; plot it with\n"
+           "common/plot_timeline.py). It needs a build configured with -DLADDER_TIMELINE=ON.\n";
 }
 
 }  // namespace ladder::cli

@@ -9,6 +9,8 @@
 //   --csv FILE                  append benchmark rows to FILE
 //   --seed S                    fix the input seed (default: a fresh seed, printed)
 //   --reference cublas|cpu      full reference: cuBLAS on the GPU, or float64 on the CPU
+//   --timeline FILE             record the pipeline timeline of one run as CSV (the --m/--n/--k
+//                               shape, default 4096^3; needs a -DLADDER_TIMELINE=ON build)
 #pragma once
 
 #include <cstdint>
@@ -34,6 +36,8 @@ struct Options {
     uint64_t seed = 0;
     int min_runs = 20;
     bool cpu_reference = false;
+    std::string timeline;                     // --timeline FILE ("" = no timeline)
+    Shape timeline_shape{4096, 4096, 4096};  // the one problem --timeline runs
 };
 
 // The correctness set of the foundation issue: tiny, odd, skinny and one large shape.

@@ -8,13 +8,13 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
-mode=all; trap_opt=OFF; sizes=default
+mode=all; trap_opt=OFF; sizes_arg=""
 for arg in "$@"; do
   case $arg in
     --tests-only) mode=tests ;;
     --bench-only) mode=bench ;;
     --hang-trap) trap_opt=ON ;;
-    --quick) sizes=quick ;;
+    --quick) sizes_arg="--sizes quick" ;;
     *) echo "unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -49,7 +49,7 @@ if [ "$mode" != tests ]; then
   rm -f "$results/bench.csv"
   for exe in $(ls $build/step-[0-9] | sort); do
     log "bench $exe"
-    timeout 400 "$exe" --bench --sizes $sizes --csv "$results/bench.csv" 2>&1 | grep -E "^bench|FAILED|error|SKIP" 
+    timeout 400 "$exe" --bench $sizes_arg --csv "$results/bench.csv" 2>&1 | grep -E "^bench|FAILED|error|SKIP"
   done 2>&1 | tee "$OUT/bench.log"
   python3 common/plot.py --csv "$results/bench.csv" --out "$results" 2>&1 | tee -a "$OUT/bench.log"
   cp "$results"/bench.csv "$results"/*.png "$OUT"/ 2>/dev/null

@@ -41,6 +41,11 @@ cudaError_t check_gemm_args(const char* step, const bf16* A, const bf16* B, cons
     if (M < 1 || N < 1 || K < 1)
         return fail(cudaErrorInvalidValue, "%s: M, N and K must be >= 1 (got M=%d N=%d K=%d)", step,
                     M, N, K);
+    // Tile origins plus tile extents (up to a few hundred) are computed in int by the kernels:
+    // keep every dimension far enough below INT_MAX that they cannot overflow.
+    if (M > kMaxDimension || N > kMaxDimension || K > kMaxDimension)
+        return fail(cudaErrorInvalidValue, "%s: M, N and K must be <= %d (got M=%d N=%d K=%d)", step,
+                    kMaxDimension, M, N, K);
     if (K < 8 || K % 8 != 0)
         return fail(cudaErrorInvalidValue,
                     "%s: K must be a multiple of 8 and >= 8 so every row is whole 16-byte chunks "

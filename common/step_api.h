@@ -4,8 +4,9 @@
 // The problem (same for every step):
 //   C[M,N] = A[M,K] * B[N,K]^T    A, B, C row-major and densely packed
 //   A, B bf16; accumulate in fp32; C written as bf16   ("TN" GEMM, both operands K-major)
-// Every step accepts M >= 1, N >= 1, K >= 8 with K % 8 == 0 (rows of 16 bytes) and
-// 16-byte aligned pointers, and computes the right answer for all of them.
+// Every step accepts M >= 1, N >= 1, K >= 8 with K % 8 == 0 (rows of 16 bytes), none of
+// them above kMaxDimension, and 16-byte aligned pointers, and computes the right answer
+// for all of them.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -18,6 +19,10 @@ using bf16 = __nv_bfloat16;
 // The launch signature every step exposes as ladder::stepNN::gemm.
 using GemmFn = cudaError_t (*)(const bf16* A, const bf16* B, bf16* C, int M, int N, int K,
                                cudaStream_t stream);
+
+// The largest M, N or K a step accepts: 2^31 - 2^16, so that a tile origin plus a tile
+// extent never overflows the int arithmetic of the kernels.
+constexpr int kMaxDimension = 2147483647 - 65535;
 
 // What GPU a step's code needs. Steps 01-02 use instructions every GPU since Ampere has;
 // steps 03-07 use TMA (sm_90) and wgmma / setmaxnreg (sm_90a), so they need a Hopper GPU.

@@ -15,6 +15,7 @@
 #include "harness.h"
 #include "planner_bridge.h"
 #include "registry.h"
+#include "timeline.h"
 
 #ifndef LADDER_STEP
 #error "compile with -DLADDER_STEP=<step number>"
@@ -273,6 +274,10 @@ int main(int argc, char** argv) {
     }
 
     std::string why;
+    if (!opt.timeline.empty() && !ladder::timeline::available(*step, &why)) {
+        std::fprintf(stderr, "step-%d: %s\n", LADDER_STEP, why.c_str());
+        return 2;
+    }
     if (!gpu_available(&why)) {
         std::printf("SKIP: step-%d needs a GPU: %s\n", LADDER_STEP, why.c_str());
         return kExitSkip;
@@ -297,7 +302,8 @@ int main(int argc, char** argv) {
                     static_cast<unsigned long long>(seed));
         std::printf("tile %dx%dx%d, %d stages, %d consumer warpgroups, cluster %d, %d threads\n", tc.bm,
                     tc.bn, tc.bk, tc.stages, tc.consumer_warpgroups, tc.cluster, tc.threads);
-        ladder::print_plan(*step, dev, opt.bench ? opt.bench_shapes.front() : opt.check_shapes.front());
+        ladder::print_plan(*step, dev, opt.bench ? opt.bench_shapes.front()
+                                       : opt.check ? opt.check_shapes.front() : opt.timeline_shape);
 
         Cublas cublas;
         int failures = 0;
@@ -311,6 +317,14 @@ int main(int argc, char** argv) {
                                         opt.bench_shapes_default ? kDefaultSizeBudgetMs : 0, cublas,
                                         dev, &rows);
         print_table(rows);
+        if (!opt.timeline.empty()) {
+            const Shape& s = opt.timeline_shape;
+            if (!ladder::timeline::record_csv(*step, runners.front().variant, s.M, s.N, s.K, seed,
+                                              opt.timeline, &error)) {
+                std::fprintf(stderr, "step-%d: %s\n", LADDER_STEP, error.c_str());
+                return 1;
+            }
+        }
         if (!opt.csv.empty() && !rows.empty() && !ladder::csv::append_rows(opt.csv, rows, &error)) {
             std::fprintf(stderr, "step-%d: %s\n", LADDER_STEP, error.c_str());
             return 1;

@@ -58,6 +58,16 @@ TEST_P(EveryStep, RejectsNonPositiveSizes) {
     }
 }
 
+TEST_P(EveryStep, RejectsSizesNearIntMax) {
+    // A tile origin plus the tile extent would overflow the kernels' int arithmetic.
+    const int huge = 2147483647;
+    EXPECT_NE(ladder_gemm(GetParam(), kA, kB, kC, huge, 64, 64, nullptr), 0);
+    EXPECT_NE(message().find("must be <="), std::string::npos) << message();
+    EXPECT_NE(ladder_gemm(GetParam(), kA, kB, kC, 64, huge - 100, 64, nullptr), 0);
+    EXPECT_NE(ladder_gemm(GetParam(), kA, kB, kC, 64, 64, huge - 7, nullptr), 0);
+    EXPECT_NE(message().find("must be <="), std::string::npos) << message();
+}
+
 TEST_P(EveryStep, RejectsKThatIsNotWholeSixteenByteRows) {
     for (int K : {1, 4, 7, 12, 4100}) {
         EXPECT_NE(ladder_gemm(GetParam(), kA, kB, kC, 64, 64, K, nullptr), 0);

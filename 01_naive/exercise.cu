@@ -1,0 +1,85 @@
+// =====================================================================================
+// Step 01: naive GEMM, one thread per output element
+// =====================================================================================
+// C[M,N] = A[M,K] * B[N,K]^T   (bf16 in, fp32 accumulate, bf16 out; all row-major)
+//
+// What this step adds: nothing. It is the baseline every later step is measured against,
+// and the plainest statement of the arithmetic: thread (m, n) walks k = 0..K-1, loads
+// A[m,k] and B[n,k] from global memory, and keeps a running fp32 sum.
+//
+// Why it is slow: every multiply-add needs two 2-byte loads, so the kernel does 1 FLOP
+// per byte it asks of the memory system (the tensor cores need ~300 FLOP/byte of DRAM
+// traffic to stay busy on an H100). Caches catch most of the re-reads, but the loads
+// still cost instructions, and the math runs on the plain FMA pipe, not the tensor cores.
+//
+// Measured: see README.md in this folder (results/h100/bench.csv has every row).
+//
+// Build and run (from the repository root):
+//   cmake -S . -B build -G Ninja && cmake --build build --target step-1 && ./build/step-1
+// =====================================================================================
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include "step_api.h"
+
+namespace ladder::step01 {
+
+// -------------------------------------------------------------------------------------
+// Tile configuration
+// -------------------------------------------------------------------------------------
+// A "tile" here is just the thread block: BN threads along n times BM along m. Threads
+// with consecutive threadIdx.x take consecutive n, so a warp reads 32 rows of B (one
+// element each, K*2 bytes apart) and a single element of A (shared by the warp).
+constexpr int BM = 8;
+constexpr int BN = 32;
+constexpr int THREADS = BM * BN;
+static_assert(BN % 32 == 0, "a warp must lie inside one row of the block");
+static_assert(THREADS <= 1024, "a block has at most 1024 threads");
+
+// -------------------------------------------------------------------------------------
+// Kernel
+// -------------------------------------------------------------------------------------
+__global__ void __launch_bounds__(THREADS)
+gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B,
+            __nv_bfloat16* __restrict__ C, int M, int N, int K) {
+    // ---- setup: which output this thread owns -----------------------------------------
+    const int n = blockIdx.x * BN + threadIdx.x;
+    const int m = blockIdx.y * BM + threadIdx.y;
+    if (m >= M || n >= N) return;  // the grid overhangs C when M or N is not a multiple of the tile
+
+    // ---- producer: none. Each thread loads its own operands from global memory. -------
+    // EXERCISE BEGIN: the dot product of row m of A and row n of B
+    // TODO: C[m,n] = sum over k of A[m,k] * B[n,k]. A is M x K and B is N x K, both
+    // row-major: element (r, k) of either sits r * K + k elements from its base. Convert
+    // each bf16 to float (__bfloat162float), multiply-add in fp32 (fmaf), and use size_t
+    // for the row offset (m * K can exceed 2^31). This stub leaves every sum at zero.
+
+    // ---- main loop: K fused multiply-adds in fp32 --------------------------------------
+    (void)A;
+    (void)B;
+    float acc = 0.0f;
+    // EXERCISE END
+
+    // ---- epilogue: round to bf16 once, at the end ---------------------------------------
+    C[static_cast<size_t>(m) * N + n] = __float2bfloat16(acc);
+}
+
+// -------------------------------------------------------------------------------------
+// Host launch
+// -------------------------------------------------------------------------------------
+cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
+                 int K, cudaStream_t stream) {
+    if (cudaError_t err = check_gemm_args("01_naive", A, B, C, M, N, K, NeedsArch::Sm80);
+        err != cudaSuccess)
+        return err;
+    const dim3 block(BN, BM);
+    const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
+    if (grid.y > 65535u)
+        return fail(cudaErrorInvalidValue, "01_naive: M=%d needs more than 65535 row blocks", M);
+    gemm_kernel<<<grid, block, 0, stream>>>(A, B, C, M, N, K);
+    return check_launch("01_naive");
+}
+
+TileConfig tile_config() { return {BM, BN, 0, 0, 0, 1, THREADS}; }
+
+}  // namespace ladder::step01

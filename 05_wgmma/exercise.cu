@@ -1,0 +1,537 @@
+// =====================================================================================
+// Step 05: wgmma, Hopper's asynchronous warpgroup MMA, reading operands from shared memory
+// =====================================================================================
+// C[M,N] = A[M,K] * B[N,K]^T   (bf16 in, fp32 accumulate, bf16 out; all row-major)
+//
+// What this step adds over step 04: the math instruction, and nothing else of substance.
+// The TMA ring (full/empty mbarriers, thread 0 issuing the copies, 128-byte swizzle, the
+// 128x256x64 tile, 4 stages, 8 warps) is step 04's. What changes:
+//   * mma.sync (one warp, 16x8x16, operands in registers, loaded by ldmatrix) becomes
+//     wgmma.mma_async (one warpgroup = 4 warps = 128 threads, 64x256x16) whose A and B
+//     are read by the tensor cores straight out of shared memory. No ldmatrix, no
+//     fragment registers, no swizzle arithmetic in the kernel: each operand is named by
+//     one 64-bit matrix descriptor (wgmma_descriptor.h) and the hardware walks the tile.
+//     The 8 warps become 2 warpgroups, each owning 64 rows x all 256 columns.
+//   * wgmma is asynchronous: issued, then waited for later (wgmma.fence, commit_group,
+//     wait_group). One k-block's MMAs stay in flight while the warps go on to wait for
+//     the next k-block's data, so a slot is released one k-block later than in step 04:
+//     only once the MMAs that read it are known to have completed.
+//
+// Why it is faster: for each 64x256x16 piece of C a warpgroup issues ONE instruction per
+// warp, where step 04's four warps issued 64*256*16 / (16*8*16) = 128 mma.sync plus the
+// 32 ldmatrix.x4 that fed them (4 for A and 4 for B per warp per k-step) and held 32
+// fragment registers per thread. Per k-block of the CTA: 1280 warp instructions of
+// loads and math before, 32 HGMMA (+ a fence, a commit and a wait per warp) now. The
+// operands go from shared memory to the tensor cores without passing through the
+// register file, so instruction issue and register traffic stop being the limit, and
+// the MMAs of one k-block run while the next one is awaited.
+//
+// Measured: see README.md in this folder (results/h100/bench.csv has every row).
+//
+// Build and run (from the repository root):
+//   cmake -S . -B build -G Ninja && cmake --build build --target step-5 && ./build/step-5
+// =====================================================================================
+#include <cuda.h>  // CUtensorMap (a type only: nothing from libcuda is linked)
+#include <cuda/ptx>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cstdint>
+
+#include "spin_guard.cuh"
+#include "step_api.h"
+#include "tensor_map.h"
+#include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
+#include "wgmma_descriptor.h"
+
+namespace ladder::step05 {
+
+// -------------------------------------------------------------------------------------
+// Tile configuration
+// -------------------------------------------------------------------------------------
+// The instruction: wgmma.mma_async m64nNk16. One warpgroup computes a 64 x N block of C,
+// N a multiple of 8 up to 256; K is 16 per instruction for bf16.
+constexpr int WGMMA_M = 64;
+constexpr int WGMMA_N = 256;
+constexpr int WGMMA_K = 16;
+constexpr int WARPGROUP_THREADS = 128;
+
+// Registers decide the tile. The 64 x N fp32 accumulator is spread over the warpgroup's
+// 128 threads: 64 * N / 128 = N / 2 registers each, 128 for the widest N = 256. A thread
+// may hold at most 255 registers and an SM has 65536. With ~40 more per thread for
+// addresses, loop state and the epilogue (ptxas -v reports the real count):
+//   2 warpgroups: 256 threads * 168 = 43008 registers   fits, one CTA per SM
+//   3 warpgroups: 384 threads * 168 = 64512 registers   only just, and BM = 192
+//   4 warpgroups: 512 threads * 168 = 86016 registers   does not fit
+// So 2 warpgroups, each owning 64 rows: BM = 128, BN = 256. The widest wgmma also
+// means each warpgroup reads its 64 rows of A once per k-step for all 256 columns.
+constexpr int CONSUMER_WARPGROUPS = 2;
+constexpr int BM = CONSUMER_WARPGROUPS * WGMMA_M;  // 128
+constexpr int BN = WGMMA_N;                        // 256
+constexpr int BK = 64;                             // one 128-byte swizzle row of bf16
+constexpr int WARPS = CONSUMER_WARPGROUPS * WARPGROUP_THREADS / 32;  // 8
+constexpr int THREADS = WARPS * 32;                                  // 256
+constexpr int K_STEPS = BK / WGMMA_K;                                // 4 wgmmas per k-block
+constexpr int ACC_REGS = WGMMA_M * WGMMA_N / WARPGROUP_THREADS;      // 128 fp32 per thread
+constexpr int OTHER_REGS_ESTIMATE = 40;
+constexpr int REGISTER_FILE = 65536;
+constexpr int MAX_REGS_PER_THREAD = 255;
+static_assert(ACC_REGS + OTHER_REGS_ESTIMATE <= MAX_REGS_PER_THREAD,
+              "the accumulators must fit one thread's registers with room to spare");
+static_assert(THREADS * (ACC_REGS + OTHER_REGS_ESTIMATE) <= REGISTER_FILE,
+              "the CTA's registers must fit the SM's register file");
+static_assert(2 * THREADS * (ACC_REGS + OTHER_REGS_ESTIMATE) > REGISTER_FILE,
+              "twice the warpgroups would not fit: this is the largest power-of-two BM");
+
+// Shared memory decides the stages. One stage holds a k-block of both operands, one TMA
+// box each: A 128 x 64 x 2 B = 16 KB, B 256 x 64 x 2 B = 32 KB, 48 KB per stage. A CTA may
+// opt in to 227 KB (232448 bytes) on an H100; 1 KB of that goes to aligning the base to
+// 1024 bytes and 1 KB to the barriers (the struct pads them to its 1024-byte alignment):
+//   (232448 - 2048) / 49152 = 4.69  ->  STAGES = 4  (192 KB of tiles, as in step 04).
+constexpr int CHUNK_BYTES = 16;                                           // one swizzle unit
+constexpr int ROW_BYTES = BK * static_cast<int>(sizeof(__nv_bfloat16));  // 128
+constexpr int CHUNKS_PER_ROW = ROW_BYTES / CHUNK_BYTES;                   // 8
+constexpr int A_TILE_BYTES = BM * ROW_BYTES;                   // 16384
+constexpr int B_TILE_BYTES = BN * ROW_BYTES;                   // 32768
+constexpr int STAGE_BYTES = A_TILE_BYTES + B_TILE_BYTES;       // 49152 = the expect_tx count
+constexpr int SMEM_PER_BLOCK_OPTIN = 227 * 1024;
+constexpr int STAGES = (SMEM_PER_BLOCK_OPTIN - 2 * 1024) / STAGE_BYTES;  // 4
+
+static_assert(ROW_BYTES == 128 && CHUNKS_PER_ROW == 8,
+              "the 128-byte swizzle XORs a 3-bit chunk index: rows must be 8 chunks of 16 bytes");
+static_assert(BK % WGMMA_K == 0, "a k-block is whole wgmma k-steps");
+static_assert(BM <= 256 && BN <= 256, "a TMA box has at most 256 rows");
+static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
+              "every tile starts on a 1024-byte boundary, where the swizzle pattern starts");
+static_assert((WGMMA_M * ROW_BYTES) % 1024 == 0,
+              "each warpgroup's 64 rows of A start on a swizzle atom (descriptor base offset 0)");
+static_assert(STAGE_BYTES < (1 << 20), "an mbarrier transaction count must stay below 2^20");
+static_assert(ACC_REGS == 128, "the register budget above assumes 128 accumulators");
+
+// The shared memory of one CTA. 128B-swizzled TMA destinations must be 1024-byte
+// aligned: the XOR takes address bits 7-9 (the row within a group of 8 rows of 128 bytes)
+// into bits 4-6, so a tile must start where that group starts. wgmma applies the same
+// XOR to the addresses it reads, so the same alignment lets its descriptors say
+// "base offset 0".
+struct SharedStorage {
+    alignas(1024) __nv_bfloat16 a[STAGES][BM * BK];
+    alignas(1024) __nv_bfloat16 b[STAGES][BN * BK];
+    uint64_t full_barrier[STAGES];  // phase completes when both boxes of the stage have landed
+    uint64_t empty_barrier[STAGES];  // phase completes when all 8 warps' MMAs on it are done
+};
+// The dynamic shared memory base is only guaranteed 16-byte aligned: allocate 1 KB more
+// and round the base up. 4 stages: 196608 + 64 -> sizeof 197632 (padded to 1024) + 1024
+// = 198656 bytes (194 KB), over the 48 KB default, so the host opts in.
+constexpr int SMEM_BYTES = static_cast<int>(sizeof(SharedStorage)) + 1024;
+static_assert(SMEM_BYTES <= SMEM_PER_BLOCK_OPTIN, "fits an H100 (227 KB per block)");
+static_assert(STAGES >= 3, "one slot read, one landing, one being refilled");
+
+// -------------------------------------------------------------------------------------
+// Device helpers carried over from step 02
+// -------------------------------------------------------------------------------------
+
+// How many tiles of size `tile` cover x >= 1 elements; (x + tile - 1) / tile would
+// overflow int for x close to INT_MAX.
+__host__ __device__ constexpr int ceil_div(int x, int tile) { return (x - 1) / tile + 1; }
+
+// -------------------------------------------------------------------------------------
+// Device helpers carried over from step 03
+// -------------------------------------------------------------------------------------
+
+// PTX ISA "mbarrier.try_wait": wait until the phase of `barrier` whose parity is `phase`
+// has completed. An mbarrier counts phases 0, 1, 2, ...; try_wait.parity only names the
+// low bit, so a waiter must never fall two phases behind (the pipeline guarantees it).
+//   CCCL: cuda::ptx::mbarrier_try_wait_parity(barrier, phase)
+//   PTX:  mbarrier.try_wait.parity.shared::cta.b64 done, [barrier], phase;
+// try_wait suspends the thread for a hardware-chosen time before answering "not yet", so
+// the loop does not hammer shared memory. It has acquire semantics: what the completed
+// phase published (the TMA's bytes) is visible afterwards. SASS: SYNCS.PHASECHK.TRANS64.
+__device__ __forceinline__ void wait_barrier(uint64_t* barrier, uint32_t phase,
+                                             const char* what) {
+    SpinGuard guard;
+    while (!cuda::ptx::mbarrier_try_wait_parity(barrier, phase)) guard.check(what);
+}
+
+// PTX ISA "cp.async.bulk.tensor": the copy engine fetches one box of a tensor map into
+// shared memory and counts its bytes off `barrier`'s transaction count ("complete_tx").
+//   CCCL: cuda::ptx::cp_async_bulk_tensor(space_cluster, space_global, dst, map, {x, y}, bar)
+//   PTX:  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+//             [dst], [map, {x, y}], [bar];
+// Coordinates are elements, innermost first: x = column (k), y = row. A CTA's own shared
+// memory address is a valid .shared::cluster address, so this works without clusters.
+// SASS: UTMALDG.2D.
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int x, int y,
+                                            uint64_t* barrier) {
+    const int32_t coords[2] = {x, y};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map,
+                                    coords, barrier);
+}
+
+// PTX ISA "mbarrier.arrive.expect_tx": one arrival on `barrier`, and raise its pending
+// transaction count by `bytes`. The phase completes when every expected arrival has come
+// AND the transaction count is back to zero, i.e. when all the bytes have landed.
+//   CCCL: cuda::ptx::mbarrier_arrive_expect_tx(sem_release, scope_cta, space_shared, bar, bytes)
+//   PTX:  mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, [bar], bytes;
+// (The libcu++ spelling of the same thing is cuda::device::barrier_arrive_tx on a
+// cuda::barrier<thread_scope_block>.) SASS: SYNCS.ARRIVE.TRANS64.
+__device__ __forceinline__ void arrive_expect_tx(uint64_t* barrier, uint32_t bytes) {
+    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+                                         cuda::ptx::space_shared, barrier, bytes);
+}
+
+// -------------------------------------------------------------------------------------
+// Device helpers carried over from step 04
+// -------------------------------------------------------------------------------------
+
+// The consumer side of the empty barrier: one arrival per warp, once the warp is done
+// with the slot. Here "done" means the warp's wgmma.wait_group has returned for the
+// group that read it (see the main loop); wait_group is .sync.aligned, so all 32 lanes
+// pass it together and lane 0 may speak for the warp. The arrival has release semantics,
+// so the producer's acquiring wait on the completed phase comes after all the reads.
+// Hence the empty barrier is initialised with WARPS arrivals.
+//   CCCL: cuda::ptx::mbarrier_arrive(barrier)
+//   PTX:  mbarrier.arrive.shared.b64 state, [barrier];   (.release.cta is the default)
+__device__ __forceinline__ void warp_arrive(uint64_t* barrier, int lane) {
+    __syncwarp();
+    if (lane == 0) cuda::ptx::mbarrier_arrive(barrier);
+}
+
+// -------------------------------------------------------------------------------------
+// Device helpers new to this step
+// -------------------------------------------------------------------------------------
+
+// The shared-memory layout wgmma reads (PTX ISA "Shared Memory Matrix Layout" for wgmma,
+// K-major with 128-byte swizzle) is exactly what the TMA wrote: rows of 128 bytes (64 bf16
+// of K), 16-byte chunk c of row r stored at chunk c ^ (r % 8), 8 rows = 1024 bytes = one
+// "swizzle atom", atoms stacked along M (or N):
+//
+//   byte in row    0   16   32   48   64   80   96  112  128   (cN = k 8N .. 8N+7)
+//   row 0  (+0)    | c0 | c1 | c2 | c3 | c4 | c5 | c6 | c7 |
+//   row 1  (+128)  | c1 | c0 | c3 | c2 | c5 | c4 | c7 | c6 |
+//   row 2  (+256)  | c2 | c3 | c0 | c1 | c6 | c7 | c4 | c5 |    atom 0: 1024 bytes
+//   ...
+//   row 7  (+896)  | c7 | c6 | c5 | c4 | c3 | c2 | c1 | c0 |
+//   row 8  (+1024) | c0 | c1 | ...                             atom 1: the pattern again
+//
+// Reading one 8x8 core matrix (chunk c of 8 consecutive rows) touches 8 different 16-byte
+// bank groups, all 32 banks once: no bank conflicts, and no padding.
+//
+// So every descriptor here says: 128B swizzle, stride byte offset (atom to atom along
+// M/N) 1024, leading byte offset unused (a k16 step never leaves a 128-byte row), start
+// address = the tile + 32 bytes per k16 step. wgmma_descriptor.h has the bit layout.
+__device__ __forceinline__ uint64_t smem_descriptor(uint32_t smem_addr) {
+    // EXERCISE BEGIN: the wgmma shared-memory matrix descriptor
+    // TODO: pack the 64-bit descriptor yourself, field by field (PTX ISA "Matrix
+    // Descriptor Format"): bits 0-13 start address >> 4, bits 16-29 leading byte offset
+    // >> 4, bits 32-45 stride byte offset >> 4, bits 49-51 base offset, bits 62-63 swizzle
+    // mode. The comment above says which values this layout needs. (Do not open
+    // wgmma_descriptor.h until you are done: it is the answer.) This stub fills in the
+    // start address only: no swizzle and zero offsets, so wgmma reads the tile in the
+    // wrong layout and the values of C are wrong (but every read stays inside the tile).
+    return static_cast<uint64_t>((smem_addr >> 4) & 0x3FFF);
+    // EXERCISE END
+}
+
+// PTX ISA "wgmma.fence": orders this warpgroup's earlier accesses to registers before
+// the wgmma.mma_async that follow it. Required before the first wgmma that uses
+// accumulators other instructions wrote (here: the zero fill before the loop). wgmmas of
+// the same shape chained on the same accumulators need none between them; we issue one
+// per k-block anyway, at the head of each batch, so the rule holds by construction
+// (it costs one instruction, SASS WARPGROUP.ARRIVE, per 4 HGMMAs).
+__device__ __forceinline__ void wgmma_fence() {
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+
+// PTX ISA "wgmma.commit_group": closes the wgmma.mma_async issued since the last commit
+// into one "wgmma-group", the unit wait_group counts. Here: one group per k-block.
+__device__ __forceinline__ void wgmma_commit_group() {
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+// PTX ISA "wgmma.wait_group N": blocks until at most N of this warpgroup's committed
+// groups are still pending. Every older group has then finished: its accumulators are
+// written and its shared-memory operands are no longer read. SASS: WARPGROUP.DEPBAR.LE.
+template <int N>
+__device__ __forceinline__ void wgmma_wait_group() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+// A fence for the COMPILER, not the hardware: it emits no instruction, but claims to read
+// and write every accumulator, so nvcc can move no accumulator access across it. Used
+// before wgmma_fence (so the zero fill cannot sink past the hardware fence, between it and
+// the first wgmma: ptxas would then serialize the wgmmas) and after wgmma_wait_group<0>
+// (so the epilogue cannot read an accumulator early: to the compiler a register is ready
+// the moment the asm statement that writes it has issued, but wgmma writes it later).
+__device__ __forceinline__ void fence_accumulators(float (&acc)[ACC_REGS]) {
+#pragma unroll
+    for (int i = 0; i < ACC_REGS; ++i) asm volatile("" : "+f"(acc[i])::"memory");
+}
+
+// PTX ISA "wgmma.mma_async": wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+//   acc[64 x 256] += A[64 x 16] * B[256 x 16]^T, A and B in shared memory (descriptors).
+// The operands after the descriptors: scale-d = 1 (add to acc; 0 would overwrite it),
+// imm-scale-a = imm-scale-b = 1 (no negation), imm-trans-a = imm-trans-b = 0 (both
+// K-major, the layout above). acc is this thread's 128 fp32 registers of the 64 x 256
+// result; the epilogue says which element each one is. SASS: HGMMA.64x256x16.F32.BF16.
+// In the asm, %0..%127 are acc[0..127] (the "+f" list: read and written), %128 and %129
+// the two descriptors.
+#define LADDER_ACC8(i)                                                                     \
+    "+f"(acc[(i) + 0]), "+f"(acc[(i) + 1]), "+f"(acc[(i) + 2]), "+f"(acc[(i) + 3]),        \
+        "+f"(acc[(i) + 4]), "+f"(acc[(i) + 5]), "+f"(acc[(i) + 6]), "+f"(acc[(i) + 7])
+#define LADDER_ACC32(i) \
+    LADDER_ACC8(i), LADDER_ACC8((i) + 8), LADDER_ACC8((i) + 16), LADDER_ACC8((i) + 24)
+__device__ __forceinline__ void wgmma_m64n256k16(float (&acc)[ACC_REGS], uint64_t desc_a,
+                                                 uint64_t desc_b) {
+    asm volatile(
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16\n"
+        "{%0, %1, %2, %3, %4, %5, %6, %7,\n"
+        " %8, %9, %10, %11, %12, %13, %14, %15,\n"
+        " %16, %17, %18, %19, %20, %21, %22, %23,\n"
+        " %24, %25, %26, %27, %28, %29, %30, %31,\n"
+        " %32, %33, %34, %35, %36, %37, %38, %39,\n"
+        " %40, %41, %42, %43, %44, %45, %46, %47,\n"
+        " %48, %49, %50, %51, %52, %53, %54, %55,\n"
+        " %56, %57, %58, %59, %60, %61, %62, %63,\n"
+        " %64, %65, %66, %67, %68, %69, %70, %71,\n"
+        " %72, %73, %74, %75, %76, %77, %78, %79,\n"
+        " %80, %81, %82, %83, %84, %85, %86, %87,\n"
+        " %88, %89, %90, %91, %92, %93, %94, %95,\n"
+        " %96, %97, %98, %99, %100, %101, %102, %103,\n"
+        " %104, %105, %106, %107, %108, %109, %110, %111,\n"
+        " %112, %113, %114, %115, %116, %117, %118, %119,\n"
+        " %120, %121, %122, %123, %124, %125, %126, %127},\n"
+        " %128, %129, 1, 1, 1, 0, 0;\n"
+        : LADDER_ACC32(0), LADDER_ACC32(32), LADDER_ACC32(64), LADDER_ACC32(96)
+        : "l"(desc_a), "l"(desc_b)
+        : "memory");
+}
+#undef LADDER_ACC32
+#undef LADDER_ACC8
+
+// -------------------------------------------------------------------------------------
+// Kernel
+// -------------------------------------------------------------------------------------
+// __launch_bounds__(THREADS, 1): one CTA per SM, so ptxas may give each thread up to 255
+// registers (the 128 accumulators need them).
+__global__ void __launch_bounds__(THREADS, 1)
+gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+            __nv_bfloat16* C, int M, int N, int K) {
+    // ---- setup: which tile of C, which warpgroup, shared storage and its barriers -----
+    // Round the dynamic shared memory base up to 1024 bytes (SMEM_BYTES has the slack).
+    extern __shared__ __align__(16) unsigned char smem[];
+    const uint32_t smem_raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+    SharedStorage& s = *reinterpret_cast<SharedStorage*>(smem + ((1024 - smem_raw % 1024) % 1024));
+
+    // A 1-D grid (grid.x has room for 2^31-1 tiles) walked row of tiles by row of tiles.
+    const int tiles_n = ceil_div(N, BN);
+    const int m0 = static_cast<int>(blockIdx.x) / tiles_n * BM;
+    const int n0 = static_cast<int>(blockIdx.x) % tiles_n * BN;
+
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    const int warp = static_cast<int>(threadIdx.x) / 32;
+    const int warpgroup = warp / 4;
+    const int warp_m0 = warpgroup * WGMMA_M;  // first row of this warpgroup's 64 x 256 piece
+
+    const int k_blocks = ceil_div(K, BK);  // the last one may overhang K: TMA zero-fills it
+
+    if (threadIdx.x == 0) {
+        for (int stage = 0; stage < STAGES; ++stage) {
+            // One expected arrival per phase: the producer's arrive.expect_tx. The bytes
+            // of the two boxes are the rest of what completes the phase.
+            //   CCCL: cuda::ptx::mbarrier_init(bar, count)
+            //   PTX:  mbarrier.init.shared.b64 [bar], count;
+            cuda::ptx::mbarrier_init(&s.full_barrier[stage], 1);
+            // One arrival per consumer warp (see warp_arrive).
+            cuda::ptx::mbarrier_init(&s.empty_barrier[stage], WARPS);
+        }
+        // The copy engine (the "async proxy") must see the initialised barriers before it
+        // signals one.  PTX: fence.mbarrier_init.release.cluster;
+        cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+    }
+    __syncthreads();  // and no thread may wait on a barrier before it is initialised
+
+    // ---- producer: thread 0 issues the two boxes of a k-block ---------------------------
+    // The byte count is always the FULL box bytes: a box that hangs over the edge of A or
+    // B still writes every element into shared memory, the outside ones as zeros.
+    auto issue_k_block = [&](int kb, int stage) {
+        LADDER_TIMELINE_PRODUCER(LoadIssue, kb);
+        arrive_expect_tx(&s.full_barrier[stage], STAGE_BYTES);
+        tma_load_2d(s.a[stage], &a_map, kb * BK, m0, &s.full_barrier[stage]);
+        tma_load_2d(s.b[stage], &b_map, kb * BK, n0, &s.full_barrier[stage]);
+    };
+
+    // Fill the ring: k-blocks 0..STAGES-1 (fewer when K is short) all go in flight at
+    // once, in slots 0..STAGES-1. Every slot starts empty, so nothing to wait for yet.
+    if (threadIdx.x == 0) {
+        for (int kb = 0; kb < STAGES && kb < k_blocks; ++kb) issue_k_block(kb, kb);
+    }
+
+    // ---- main loop: wait for k-block kb, issue its 4 wgmmas, retire k-block kb-1 -------
+    // `stage` is the slot of k-block kb, `phase` the parity of the full barrier's phase
+    // that k-block completes; it flips whenever `stage` wraps. k-block kb is the
+    // (kb / STAGES)-th use of its slot, so both of the slot's barriers are in phase
+    // kb / STAGES for it. The difference from step 04: the slot released in iteration kb
+    // is the PREVIOUS k-block's (prev_stage, with its parity prev_phase), because only
+    // then is the wgmma that read it known to be finished. Per warpgroup:
+    //
+    //   wait full[kb] | fence | 4 x wgmma (async) | commit | wait_group 1 | release kb-1
+    //                           '-- group kb runs on the tensor cores ------------------>
+    //                                                 next iteration: wait full[kb+1] ...
+    float acc[ACC_REGS];
+#pragma unroll
+    for (int i = 0; i < ACC_REGS; ++i) acc[i] = 0.0f;
+    // Timeline builds only (nothing otherwise): an opaque fence after the zero fill. Without
+    // it the timestamps after the loop lead the compiler to a second copy of the zero fill
+    // on the path that skips the loop, which ptxas counts as writing the accumulators of
+    // wgmma in flight, and it would serialize every wgmma (warning C7515).
+    LADDER_TIMELINE_ONLY(fence_accumulators(acc));
+
+    int stage = 0;
+    uint32_t phase = 0;
+    int prev_stage = 0;       // slot of k-block kb-1 (valid from kb = 1 on)
+    uint32_t prev_phase = 0;  // its parity
+    for (int kb = 0; kb < k_blocks; ++kb) {
+        wait_barrier(&s.full_barrier[stage], phase, "full barrier");
+        // Timeline (the first thread of each warpgroup speaks for it, consumer `warpgroup`).
+        LADDER_TIMELINE_CONSUMER(warp % 4 == 0 && lane == 0, warpgroup, LoadArrive, kb);
+
+        // This warpgroup's 64 rows of A start 64 * 128 bytes into the A tile (a whole
+        // number of 1024-byte swizzle atoms); B is shared by both warpgroups. Each k16
+        // step moves 16 bf16 = 32 bytes along the 128-byte rows of both.
+        const uint32_t a_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.a[stage])) +
+                                warp_m0 * ROW_BYTES;
+        const uint32_t b_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.b[stage]));
+        LADDER_TIMELINE_CONSUMER(warp % 4 == 0 && lane == 0, warpgroup, MmaStart, kb);
+        fence_accumulators(acc);  // compiler: keep the zero fill above the hardware fence
+        wgmma_fence();            // hardware: register writes before here precede the wgmmas
+#pragma unroll
+        for (int ks = 0; ks < K_STEPS; ++ks) {
+            const uint32_t k_bytes = ks * WGMMA_K * sizeof(__nv_bfloat16);
+            wgmma_m64n256k16(acc, smem_descriptor(a_tile + k_bytes),
+                             smem_descriptor(b_tile + k_bytes));
+        }
+        wgmma_commit_group();  // the 4 wgmmas of k-block kb are one group
+        // Leave group kb running; wait only for group kb-1. Its MMAs have then completed,
+        // so its slot may be handed back to the copy engine.
+        wgmma_wait_group<1>();
+        LADDER_TIMELINE_CONSUMER(warp % 4 == 0 && lane == 0 && kb > 0, warpgroup, MmaEnd, kb - 1);
+
+        // Release the slot of k-block kb-1. Then the producer (thread 0) acquires it back,
+        // once all 8 warps have released it, and refills it with k-block kb-1+STAGES.
+        // K-block kb-1 was use (kb-1)/STAGES of its slot: its release completes phase
+        // (kb-1)/STAGES of the empty barrier, parity prev_phase. No deadlock: warp 0
+        // has arrived before thread 0 waits, and while it waits, group kb of its
+        // warpgroup keeps the tensor cores busy.
+        if (kb > 0) {
+            warp_arrive(&s.empty_barrier[prev_stage], lane);
+            LADDER_TIMELINE_CONSUMER(warp % 4 == 0 && lane == 0, warpgroup, Release, kb - 1);
+            if (threadIdx.x == 0 && kb - 1 + STAGES < k_blocks) {
+                wait_barrier(&s.empty_barrier[prev_stage], prev_phase, "empty barrier");
+                issue_k_block(kb - 1 + STAGES, prev_stage);
+            }
+        }
+
+        prev_stage = stage;
+        prev_phase = phase;
+        if (++stage == STAGES) {
+            stage = 0;
+            phase ^= 1;
+        }
+    }
+    // Drain: the last group must complete before its accumulators are read. (The last
+    // slot is never released: nothing will be loaded into it again.)
+    wgmma_wait_group<0>();
+    fence_accumulators(acc);  // compiler: no accumulator read may move above the wait
+    LADDER_TIMELINE_CONSUMER(warp % 4 == 0 && lane == 0, warpgroup, MmaEnd, k_blocks - 1);
+
+    // ---- epilogue: fp32 accumulators -> bf16, straight from registers to C -------------
+    // The wgmma accumulator layout (PTX ISA, wgmma "Register Fragments", the figure for
+    // the m64nNk16 D matrix): warp w of the warpgroup owns rows 16w..16w+15 of the 64; lane
+    // (g = lane/4, t = lane%4) holds, for each 8-column block j = 0..31, acc[4j], acc[4j+1]
+    // = D[g][8j+2t..8j+2t+1] and acc[4j+2], acc[4j+3] = D[g+8][8j+2t..8j+2t+1]: step 04's
+    // 16x8 mma.sync layout, repeated 32 times along n. Pairs go out as one 4-byte bf16x2
+    // store when both columns exist and the address is 4-byte aligned (N even); otherwise
+    // element by element.
+    LADDER_TIMELINE_CONSUMER(warp % 4 == 0 && lane == 0, warpgroup, EpilogueStart, -1);
+    const int g = lane / 4;
+    const int t = lane % 4;
+    const int warp_row0 = warp_m0 + (warp % 4) * 16;
+#pragma unroll
+    for (int j = 0; j < WGMMA_N / 8; ++j) {
+        const int col = n0 + j * 8 + 2 * t;
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            const int row = m0 + warp_row0 + g + 8 * half;
+            if (row >= M || col >= N) continue;
+            const float lo = acc[4 * j + 2 * half];
+            const float hi = acc[4 * j + 2 * half + 1];
+            __nv_bfloat16* dst = C + static_cast<size_t>(row) * N + col;
+            if (col + 1 < N && N % 2 == 0) {
+                *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(lo, hi);
+            } else {
+                dst[0] = __float2bfloat16(lo);
+                if (col + 1 < N) dst[1] = __float2bfloat16(hi);
+            }
+        }
+    }
+    LADDER_TIMELINE_CONSUMER(warp % 4 == 0 && lane == 0, warpgroup, EpilogueEnd, -1);
+}
+
+// -------------------------------------------------------------------------------------
+// Host launch
+// -------------------------------------------------------------------------------------
+// The tensor maps are step 04's: A is M x K with a {64, 128} box, B is N x K with a
+// {64, 256} box, both CU_TENSOR_MAP_SWIZZLE_128B, which is the layout the descriptors
+// describe (see smem_descriptor). Out-of-bounds box elements arrive as zeros.
+cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
+                 int K, cudaStream_t stream) {
+    if (cudaError_t err = check_gemm_args("05_wgmma", A, B, C, M, N, K, NeedsArch::Sm90a);
+        err != cudaSuccess)
+        return err;
+
+    const long long tiles = static_cast<long long>(ceil_div(M, BM)) * ceil_div(N, BN);
+    if (tiles > INT_MAX)
+        return fail(cudaErrorInvalidValue,
+                    "05_wgmma: M=%d N=%d needs %lld tiles, more than a grid holds", M, N, tiles);
+
+    CUtensorMap a_map;
+    CUtensorMap b_map;
+    if (cudaError_t err =
+            make_tensor_map_2d(&a_map, A, M, K, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B, "05_wgmma");
+        err != cudaSuccess)
+        return err;
+    if (cudaError_t err =
+            make_tensor_map_2d(&b_map, B, N, K, BN, BK, CU_TENSOR_MAP_SWIZZLE_128B, "05_wgmma");
+        err != cudaSuccess)
+        return err;
+
+    int device = 0;
+    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
+        return fail(err, "05_wgmma: cudaGetDevice: %s", cudaGetErrorString(err));
+    int smem_optin = 0;
+    if (cudaError_t err =
+            cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+        err != cudaSuccess)
+        return fail(err, "05_wgmma: cudaDeviceGetAttribute: %s", cudaGetErrorString(err));
+    if (smem_optin < SMEM_BYTES)
+        return fail(cudaErrorNotSupported,
+                    "05_wgmma: needs %d bytes of shared memory per block, device %d allows %d",
+                    SMEM_BYTES, device, smem_optin);
+    // More than 48 KB of dynamic shared memory must be asked for. Set on every call: it is
+    // cheap, and a static "done" flag would miss the second GPU of a multi-GPU process.
+    if (cudaError_t err = cudaFuncSetAttribute(
+            gemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
+        err != cudaSuccess)
+        return fail(err, "05_wgmma: cudaFuncSetAttribute: %s", cudaGetErrorString(err));
+
+    gemm_kernel<<<static_cast<unsigned>(tiles), THREADS, SMEM_BYTES, stream>>>(a_map, b_map, C, M,
+                                                                             N, K);
+    return check_launch("05_wgmma");
+}
+
+TileConfig tile_config() { return {BM, BN, BK, STAGES, CONSUMER_WARPGROUPS, 1, THREADS}; }
+
+LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
+
+}  // namespace ladder::step05

@@ -1,0 +1,561 @@
+// =====================================================================================
+// Step 06: warp specialization — a producer warpgroup feeds two consumer warpgroups
+// =====================================================================================
+// C[M,N] = A[M,K] * B[N,K]^T   (bf16 in, fp32 accumulate, bf16 out; all row-major)
+//
+// What this step adds over step 05: roles. In step 05 the same threads issued the TMA
+// loads and the wgmma math, so a thread that had to refill a stage did it between two
+// k-blocks of math, and the refill waited behind the math (and the math behind the refill's
+// wait on the "slot is free" condition). Here the CTA has three warpgroups (384 threads):
+//   * warpgroup 0, the PRODUCER: one elected thread issues every TMA load of the CTA. It
+//     never does math, so it runs as far ahead as the stage ring allows.
+//   * warpgroups 1 and 2, the CONSUMERS: they only wait for full stages, issue wgmma, and
+//     hand each stage back the moment the wgmma that read it has completed.
+//   * setmaxnreg moves registers from the producer (which needs ~30) to the consumers
+//     (which hold 128 fp32 accumulators each), so the consumers can own a 64x256 piece of
+//     C each and the CTA tile grows to 128x256.
+//   * Two consumer schedules, chosen by a template parameter:
+//       Schedule::Cooperative  (gemm)          both consumers work on one 128x256 tile, each
+//                                              on 64 of its rows; they share every B stage.
+//       Schedule::PingPong     (gemm_pingpong) the consumers take turns: consumer 0 runs the
+//                                              whole K loop of the top 64x256 tile, then
+//                                              consumer 1 runs the bottom one while consumer
+//                                              0 writes its results (epilogue under math).
+//
+// Why it is faster: the tensor cores are fed by a thread that does nothing else, so loads
+// are issued as soon as a slot frees up instead of when a math thread gets around to it;
+// the larger 128x256 tile halves the bytes loaded per FLOP against a 128x128 tile
+// (arithmetic intensity 2*128*256 / ((128+256)*2) = 85 FLOP per smem byte loaded, vs 64);
+// and one m64n256k16 wgmma per k16 step per warpgroup is the widest tensor-core
+// instruction Hopper has, so the issue overhead per FLOP is the lowest.
+//
+// Measured: see README.md in this folder (results/h100/bench.csv has every row).
+//
+// Build and run (from the repository root):
+//   cmake -S . -B build -G Ninja && cmake --build build --target step-6 && ./build/step-6
+// =====================================================================================
+#include <cuda.h>  // CUtensorMap (a type only; the program does not link libcuda)
+#include <cuda/ptx>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+
+#include "spin_guard.cuh"
+#include "step_api.h"
+#include "tensor_map.h"
+#include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
+
+namespace ladder::step06 {
+
+// -------------------------------------------------------------------------------------
+// Tile configuration
+// -------------------------------------------------------------------------------------
+// Registers decide the tile. A consumer warpgroup issues wgmma m64n256k16: its 64x256
+// fp32 accumulator is 64*256/128 = 128 registers per thread, plus ~40 for addresses,
+// loop state and the epilogue. Two consumers give a 128x256 CTA tile.
+//
+// The register file is 64K 32-bit registers per SM, and one CTA of 384 threads per SM:
+//   __launch_bounds__(384, 1) caps the kernel at 65536/384 = 170 -> 168 registers per
+//   thread (allocation granularity 8), which is what every warp gets at launch.
+//   setmaxnreg then re-balances: producer 40, consumers 232:
+//     128 * 40 + 256 * 232 = 5120 + 59392 = 64512 <= 65536.
+//   40 is more than the producer's loop needs (a stage index, a phase, two tensor-map
+//   pointers, coordinates); 232 leaves the consumer ~100 registers above its accumulators
+//   so the compiler never spills them (ptxas -v reports 0 bytes spill for this kernel).
+//
+// Shared memory decides the number of stages. Each stage holds one k-block (BK = 64
+// bf16 = 128 bytes, one 128-byte swizzle row) of A and of B:
+//   Cooperative: A 128 x 64 x 2 B = 16 KB + B 256 x 64 x 2 B = 32 KB = 48 KB per stage;
+//                4 stages = 192 KB (5 would be 240 KB > the 227 KB a CTA may opt in to).
+//   PingPong:    one consumer reads a stage, so it holds only that consumer's 64 rows of A:
+//                A 8 KB + B 32 KB = 40 KB per stage; 5 stages = 200 KB.
+// Plus 16 bytes of mbarriers per stage and up to 1 KB to align the base to 1024 bytes.
+enum class Schedule { Cooperative, PingPong };
+
+constexpr int BM = 128;  // rows of C per CTA (both schedules)
+constexpr int BN = 256;  // columns of C per CTA
+constexpr int BK = 64;   // K extent of one stage
+constexpr int WARPGROUP_THREADS = 128;
+constexpr int CONSUMER_WARPGROUPS = 2;
+constexpr int THREADS = (1 + CONSUMER_WARPGROUPS) * WARPGROUP_THREADS;  // 384
+constexpr int WGMMA_M = BM / CONSUMER_WARPGROUPS;  // 64 rows of C per consumer: one wgmma m64
+constexpr int WGMMA_K = 16;                     // K of one wgmma (bf16)
+constexpr int ACC_REGS = WGMMA_M * BN / WARPGROUP_THREADS;  // 128 fp32 accumulators per thread
+constexpr int PRODUCER_REGISTERS = 40;
+constexpr int CONSUMER_REGISTERS = 232;
+constexpr int SWIZZLE_BYTES = 128;            // CU_TENSOR_MAP_SWIZZLE_128B
+constexpr size_t SMEM_OPTIN_BYTES = 232448;  // 227 KB: H100's MaxSharedMemoryPerBlockOptin
+constexpr size_t SMEM_SLACK_BYTES = 1024 + 256;  // base alignment + barriers
+
+// Rows of A one stage holds: the whole CTA tile when both consumers read every stage,
+// one consumer's half when they take turns.
+template <Schedule S>
+constexpr int A_ROWS = S == Schedule::Cooperative ? BM : WGMMA_M;
+template <Schedule S>
+constexpr uint32_t STAGE_TX_BYTES = (A_ROWS<S> + BN) * BK * sizeof(__nv_bfloat16);
+template <Schedule S>
+constexpr int STAGES = static_cast<int>((SMEM_OPTIN_BYTES - SMEM_SLACK_BYTES) / STAGE_TX_BYTES<S>);
+// Arrivals that complete an empty barrier: one elected thread of every consumer that
+// reads the stage.
+template <Schedule S>
+constexpr uint32_t EMPTY_ARRIVALS = S == Schedule::Cooperative ? CONSUMER_WARPGROUPS : 1;
+
+static_assert(THREADS == 384, "one producer and two consumer warpgroups");
+static_assert(WGMMA_M == 64, "each consumer issues wgmma with M = 64");
+static_assert(BN % 8 == 0 && BN >= 8 && BN <= 256, "wgmma N is a multiple of 8 up to 256");
+static_assert(BK * sizeof(__nv_bfloat16) == SWIZZLE_BYTES,
+              "a k-block row must be exactly one 128-byte swizzle span");
+static_assert(BK % WGMMA_K == 0, "whole wgmma k16 steps per stage");
+static_assert(BM <= 256 && BN <= 256, "a TMA box has at most 256 rows");
+static_assert(PRODUCER_REGISTERS % 8 == 0 && CONSUMER_REGISTERS % 8 == 0,
+              "setmaxnreg counts are multiples of 8");
+static_assert(PRODUCER_REGISTERS >= 24 && CONSUMER_REGISTERS <= 256, "setmaxnreg range is 24..256");
+static_assert(WARPGROUP_THREADS * PRODUCER_REGISTERS +
+                      CONSUMER_WARPGROUPS * WARPGROUP_THREADS * CONSUMER_REGISTERS <=
+                  65536,
+              "the re-balanced registers must fit the 64K-register file");
+static_assert(CONSUMER_REGISTERS >= ACC_REGS + 64, "room above the accumulators");
+static_assert(STAGES<Schedule::Cooperative> == 4 && STAGES<Schedule::PingPong> == 5,
+              "the derivation above");
+static_assert(STAGES<Schedule::Cooperative> >= 2 && STAGES<Schedule::PingPong> >= 2,
+              "a consumer holds one stage while it waits for the next: at least two");
+static_assert(STAGE_TX_BYTES<Schedule::Cooperative> < (1u << 20),
+              "an mbarrier transaction count is below 2^20");
+
+template <Schedule S>
+struct SharedStorage {
+    // Every tile is a multiple of 1024 bytes, so with the struct 1024-aligned every tile
+    // is too (the 128B swizzle pattern, and wgmma's reading of it, are anchored there).
+    alignas(1024) __nv_bfloat16 a[STAGES<S>][A_ROWS<S> * BK];
+    alignas(1024) __nv_bfloat16 b[STAGES<S>][BN * BK];
+    uint64_t full_barrier[STAGES<S>];   // producer -> consumers: "both boxes have landed"
+    uint64_t empty_barrier[STAGES<S>];  // consumers -> producer: "wgmma is done reading"
+};
+static_assert((WGMMA_M * BK * sizeof(__nv_bfloat16)) % 1024 == 0, "A tiles stay 1024-aligned");
+static_assert((BN * BK * sizeof(__nv_bfloat16)) % 1024 == 0, "B tiles stay 1024-aligned");
+template <Schedule S>
+constexpr size_t SMEM_BYTES = sizeof(SharedStorage<S>) + 1024;
+static_assert(SMEM_BYTES<Schedule::Cooperative> <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
+static_assert(SMEM_BYTES<Schedule::PingPong> <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
+
+// -------------------------------------------------------------------------------------
+// Device helpers carried over from step 05
+// -------------------------------------------------------------------------------------
+// Waits until the phase of `barrier` with parity `phase` has completed.
+// CCCL: cuda::ptx::mbarrier_try_wait_parity(bar, phase)
+// PTX:  mbarrier.try_wait.parity.shared::cta.b64 p, [bar], phase;
+//       (PTX ISA "mbarrier.test_wait/mbarrier.try_wait")
+__device__ __forceinline__ void wait_barrier(uint64_t* barrier, uint32_t phase,
+                                             const char* what) {
+    SpinGuard guard;
+    while (!cuda::ptx::mbarrier_try_wait_parity(barrier, phase)) guard.check(what);
+}
+
+// One k-block of one operand: a {BK columns, rows} box at (k0, row0) into `dst`, whose
+// bytes complete_tx on `barrier`. Elements past the matrix edge arrive as zeros.
+// CCCL: cuda::ptx::cp_async_bulk_tensor(space_cluster, space_global, dst, map, {k0, row0}, bar)
+// PTX:  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+//           [dst], [map, {k0, row0}], [bar];                     (PTX ISA "cp.async.bulk.tensor")
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int k0, int row0,
+                                            uint64_t* barrier) {
+    const int32_t coords[2] = {k0, row0};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map,
+                                    coords, barrier);
+}
+
+// Writes one accumulator pair (row, col), (row, col+1) of C as bf16, skipping what lies
+// outside the matrix. Coordinates are relative to the consumer's 64x256 piece, whose first
+// element is `c_tile`; rows_left/cols_left count what remains of C from there.
+__device__ __forceinline__ void store_pair(__nv_bfloat16* c_tile, int ldc, int rows_left,
+                                           int cols_left, int row, int col, float v0, float v1) {
+    if (row >= rows_left || col >= cols_left) return;
+    __nv_bfloat16* p = c_tile + static_cast<size_t>(row) * ldc + col;
+    if (col + 1 < cols_left && (reinterpret_cast<uintptr_t>(p) & 3) == 0) {
+        *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(v0, v1);
+    } else {
+        p[0] = __float2bfloat16(v0);
+        if (col + 1 < cols_left) p[1] = __float2bfloat16(v1);
+    }
+}
+
+// PTX ISA "mbarrier.arrive.expect_tx": one arrival on `barrier`, and raise its pending
+// transaction count by `bytes`. The phase completes when every expected arrival has come
+// AND the transaction count is back to zero, i.e. when all the bytes have landed.
+//   CCCL: cuda::ptx::mbarrier_arrive_expect_tx(sem_release, scope_cta, space_shared, bar, bytes)
+//   PTX:  mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, [bar], bytes;
+__device__ __forceinline__ void arrive_expect_tx(uint64_t* barrier, uint32_t bytes) {
+    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+                                         cuda::ptx::space_shared, barrier, bytes);
+}
+
+// The wgmma shared-memory matrix descriptor (PTX ISA "Matrix Descriptor Format", under
+// wgmma) for a K-major tile with 128-byte rows written by TMA with the 128B swizzle:
+//   bits  0-13 start address >> 4,  16-29 leading byte offset >> 4 (unused here: 1),
+//   bits 32-45 stride byte offset >> 4 = 1024 B (8 rows x 128 B: one swizzle atom),
+//   bits 62-63 swizzle mode 1 = 128-byte swizzle.
+// Moving k16 along K inside a 128-byte row is +32 bytes on the start address: the
+// hardware applies the swizzle XOR to the address it forms, which works because every
+// tile starts on a 1024-byte boundary. (Step 05's wgmma_descriptor.h has the bit layout.)
+__device__ __forceinline__ uint64_t smem_descriptor(uint32_t smem_addr) {
+    return (static_cast<uint64_t>((smem_addr >> 4) & 0x3FFF))  //
+           | (static_cast<uint64_t>(16 >> 4) << 16)            //
+           | (static_cast<uint64_t>(1024 >> 4) << 32)          //
+           | (static_cast<uint64_t>(1) << 62);
+}
+
+// PTX ISA "wgmma.fence", "wgmma.commit_group", "wgmma.wait_group" (asynchronous warpgroup
+// level matrix instructions).
+// fence: orders this warpgroup's earlier register and shared-memory accesses before the
+//        wgmma that follow (needed before the first wgmma, and whenever the accumulators
+//        were touched by ordinary instructions in between).
+// commit_group: closes the wgmma issued so far into one group.
+// wait_group N: returns when at most N of this warpgroup's groups are still running.
+__device__ __forceinline__ void wgmma_fence() {
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit_group() {
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void wgmma_wait_group() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+// The compiler does not know that wgmma writes the accumulators asynchronously, until
+// wait_group. This empty asm "uses and redefines" each accumulator at the point where it
+// is placed, so no read or write of them can be moved across it.
+__device__ __forceinline__ void fence_accumulators(float (&d)[ACC_REGS]) {
+#pragma unroll
+    for (int i = 0; i < ACC_REGS; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// PTX ISA "wgmma.mma_async", shape m64n256k16, bf16 x bf16 -> f32, both operands
+// K-major in shared memory (the two trailing 0s: no transpose). The whole warpgroup
+// issues it; D (64 x 256 fp32) lives in 128 registers of each of its 128 threads.
+// accumulate = 0 makes D = A*B (first k16 step of a tile), 1 makes D += A*B.
+// SASS: HGMMA.64x256x16.F32.BF16.
+__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[ACC_REGS], uint64_t desc_a,
+                                                 uint64_t desc_b, uint32_t accumulate) {
+    asm volatile(
+        "{\n"
+        ".reg .pred accumulate;\n"
+        "setp.ne.b32 accumulate, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9,"
+        " %10, %11, %12, %13, %14, %15, %16, %17, %18, %19,"
+        " %20, %21, %22, %23, %24, %25, %26, %27, %28, %29,"
+        " %30, %31, %32, %33, %34, %35, %36, %37, %38, %39,"
+        " %40, %41, %42, %43, %44, %45, %46, %47, %48, %49,"
+        " %50, %51, %52, %53, %54, %55, %56, %57, %58, %59,"
+        " %60, %61, %62, %63, %64, %65, %66, %67, %68, %69,"
+        " %70, %71, %72, %73, %74, %75, %76, %77, %78, %79,"
+        " %80, %81, %82, %83, %84, %85, %86, %87, %88, %89,"
+        " %90, %91, %92, %93, %94, %95, %96, %97, %98, %99,"
+        " %100, %101, %102, %103, %104, %105, %106, %107, %108, %109,"
+        " %110, %111, %112, %113, %114, %115, %116, %117, %118, %119,"
+        " %120, %121, %122, %123, %124, %125, %126, %127},"
+        " %128, %129, accumulate, 1, 1, 0, 0;\n"
+        "}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+          "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+          "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
+          "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+          "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
+          "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]),
+          "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+          "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]),
+          "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]),
+          "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),
+          "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]),
+          "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]),
+          "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]),
+          "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]),
+          "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+          "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]),
+          "+f"(d[126]), "+f"(d[127])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate)
+        : "memory");
+}
+
+// -------------------------------------------------------------------------------------
+// Device helpers new to this step
+// -------------------------------------------------------------------------------------
+// PTX ISA "setmaxnreg": change how many registers each thread of this warpgroup owns.
+// All 128 threads execute it (.sync.aligned). dec returns registers to the SM's
+// pool; inc blocks until the pool can supply the new count. The kernel must start with a
+// known per-thread count (__launch_bounds__(THREADS, 1) fixes it at 168), and the counts
+// must be multiples of 8 in 24..256. SASS: USETMAXREG.
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_dec() {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_inc() {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+
+// A consumer hands a stage back to the producer: one arrival on its empty barrier.
+// CCCL: cuda::ptx::mbarrier_arrive(bar)
+// PTX:  mbarrier.arrive.shared.b64 state, [bar];   (PTX ISA "mbarrier.arrive")
+// One elected thread per consumer warpgroup arrives, after wgmma.wait_group has reported
+// that the warpgroup's wgmma reading the stage are complete; the barrier expects
+// EMPTY_ARRIVALS such arrivals per phase.
+__device__ __forceinline__ void release_stage(uint64_t* empty_barrier) {
+    cuda::ptx::mbarrier_arrive(empty_barrier);
+}
+
+// PTX ISA "bar.sync / bar.arrive" (barrier.cta): named hardware barriers 1..15 (0 is
+// __syncthreads) that complete when `count` threads have arrived. bar.arrive counts this
+// thread and moves on; bar.sync counts it and waits. The ping-pong schedule uses one to
+// order its two consumers: consumer 1 may start its K loop only after consumer 0 has
+// waited on all of its own stages (why: see the main loop). SASS: BAR.ARV / BAR.SYNC.
+constexpr int ORDER_BARRIER_ID = 1;
+constexpr int ORDER_BARRIER_THREADS = 2 * WARPGROUP_THREADS;
+__device__ __forceinline__ void named_barrier_arrive(int id, int count) {
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+__device__ __forceinline__ void named_barrier_sync(int id, int count) {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
+// Advances a position in the stage ring. The phase bit flips each time the ring wraps:
+// a barrier's n-th completion (n = 0, 1, ...) has parity n % 2, and fill number f of the
+// ring lands in stage f % STAGES as that stage's (f / STAGES)-th completion.
+template <int RING>
+__device__ __forceinline__ void advance(int& stage, uint32_t& phase) {
+    if (++stage == RING) {
+        stage = 0;
+        phase ^= 1u;
+    }
+}
+
+// -------------------------------------------------------------------------------------
+// Kernel
+// -------------------------------------------------------------------------------------
+// Warpgroup 0 produces, warpgroups 1 and 2 consume. The ring protocol, per stage:
+//   full_barrier  count 1: the producer's arrive.expect_tx, plus STAGE_TX_BYTES of TMA
+//                 transactions. Consumers wait on it with the parity of the current lap.
+//   empty_barrier count EMPTY_ARRIVALS: one per consumer warpgroup that reads the stage.
+//                 The producer waits on it with the OPPOSITE parity: on its first lap the
+//                 "previous phase" (parity 1) of a fresh barrier counts as complete, so
+//                 the first STAGES fills go out without waiting.
+// Cooperative: fill f = k-block f of the CTA tile; both consumers read every fill.
+// PingPong:    fills 0..KB-1 are consumer 0's tile (rows m0..m0+63), fills KB..2KB-1 are
+//              consumer 1's (rows m0+64..m0+127); each fill is read by one consumer.
+template <Schedule S>
+__global__ void __launch_bounds__(THREADS, 1)
+gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+            __nv_bfloat16* __restrict__ C, int M, int N, int K) {
+    // ---- setup: carve shared memory, find this CTA's tile, initialise the barriers ------
+    extern __shared__ uint8_t smem_raw[];
+    const uintptr_t smem_base = (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023};
+    SharedStorage<S>& s = *reinterpret_cast<SharedStorage<S>*>(smem_base);
+
+    const int warpgroup = threadIdx.x / WARPGROUP_THREADS;
+    const int thread_in_wg = threadIdx.x % WARPGROUP_THREADS;
+    // Consecutive CTAs walk down M inside one column of tiles, so CTAs that run at the same
+    // time share B tiles in L2. (Step 07 replaces this with a grouped, persistent order.)
+    const int tiles_m = (M + BM - 1) / BM;
+    const int m0 = static_cast<int>(blockIdx.x % tiles_m) * BM;
+    const int n0 = static_cast<int>(blockIdx.x / tiles_m) * BN;
+    const int k_blocks = (K + BK - 1) / BK;
+    // PingPong: a second 64-row half that lies wholly below C is neither loaded nor computed.
+    const int halves = (S == Schedule::PingPong && M - m0 <= WGMMA_M) ? 1 : CONSUMER_WARPGROUPS;
+
+    if (threadIdx.x == 0) {
+        for (int stage = 0; stage < STAGES<S>; ++stage) {
+            // CCCL: cuda::ptx::mbarrier_init(bar, count)
+            // PTX:  mbarrier.init.shared.b64 [bar], count;   (PTX ISA "mbarrier.init")
+            cuda::ptx::mbarrier_init(&s.full_barrier[stage], 1);
+            cuda::ptx::mbarrier_init(&s.empty_barrier[stage], uint32_t{EMPTY_ARRIVALS<S>});
+        }
+        // Make the initialised barriers visible to the async proxy (the TMA unit) before
+        // any copy may signal them.  PTX: fence.mbarrier_init.release.cluster;
+        cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+    }
+    __syncthreads();
+
+    if (warpgroup == 0) {
+        // ---- producer: one thread keeps the ring full ---------------------------------
+        setmaxnreg_dec<PRODUCER_REGISTERS>();
+        if (thread_in_wg == 0) {
+            // EXERCISE BEGIN: the producer loop
+            // TODO: keep the ring full. For every fill, in the order the consumers read
+            // them (see "The ring protocol" above the kernel and the consumers' first_fill):
+            //   wait until the stage is free (empty barrier; which parity on the first lap?),
+            //   announce the bytes of the fill on the full barrier (arrive_expect_tx),
+            //   issue the A box and the B box into the stage (tma_load_2d), advance.
+            // Cooperative: k-block kb of the 128-row A box, fills 0..KB-1. PingPong: the
+            // 64-row half `half` of A (only `halves` of them), fills half*KB + kb.
+            // This stub loads nothing: the consumers wait forever on the first full
+            // barrier (with the hang trap of an exercise build: about 2 s, then a trap).
+            // EXERCISE END
+        }
+        // The other 127 producer threads have nothing to do; they fall through to the end.
+    } else {
+        setmaxnreg_inc<CONSUMER_REGISTERS>();
+        const int consumer = warpgroup - 1;
+
+        // ---- main loop: wgmma on full stages, hand each back as soon as it is read -----
+        if (consumer < halves) {
+            // Where this consumer's first fill sits in the ring: fill 0 for both consumers
+            // of the cooperative schedule; fill consumer*KB for the ping-pong one.
+            const int first_fill = S == Schedule::Cooperative ? 0 : consumer * k_blocks;
+            int stage = first_fill % STAGES<S>;
+            uint32_t phase = static_cast<uint32_t>(first_fill / STAGES<S>) & 1u;
+            // Cooperative: this consumer's 64 rows are the top or bottom half of the A box.
+            const int a_row_in_stage = S == Schedule::Cooperative ? consumer * WGMMA_M : 0;
+
+            // PingPong: a parity bit only tells two consecutive phases of a barrier apart.
+            // Consumer 1's first fill is KB fills into the ring, i.e. KB / STAGES laps
+            // ahead; if it waited now, parity alone could match a phase of consumer 0's
+            // fills and it would read the wrong data. Once consumer 0 has seen all of its
+            // fills land, every barrier sits at most one phase behind consumer 1's fills,
+            // and the parity is unambiguous again. The same hand-off is what makes the
+            // schedule ping-pong: consumer 1's math starts as consumer 0's ends, and
+            // consumer 0's epilogue runs under consumer 1's math.
+            if (S == Schedule::PingPong && consumer == 1)
+                named_barrier_sync(ORDER_BARRIER_ID, ORDER_BARRIER_THREADS);
+
+            float acc[ACC_REGS];
+            int previous_stage = -1;
+            for (int kb = 0; kb < k_blocks; ++kb) {
+                wait_barrier(&s.full_barrier[stage], phase, "full barrier");
+                // Timeline (thread 0 of the warpgroup speaks for it; k-blocks numbered by fill).
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, LoadArrive, first_fill + kb);
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaStart, first_fill + kb);
+                const uint32_t a_tile =
+                    static_cast<uint32_t>(__cvta_generic_to_shared(s.a[stage])) +
+                    a_row_in_stage * SWIZZLE_BYTES;
+                const uint32_t b_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.b[stage]));
+                wgmma_fence();
+#pragma unroll
+                for (int k = 0; k < BK / WGMMA_K; ++k) {
+                    const uint32_t k_bytes = k * WGMMA_K * sizeof(__nv_bfloat16);  // +32 per step
+                    const uint32_t accumulate = (kb > 0 || k > 0) ? 1u : 0u;
+                    wgmma_m64n256k16(acc, smem_descriptor(a_tile + k_bytes),
+                                     smem_descriptor(b_tile + k_bytes), accumulate);
+                }
+                wgmma_commit_group();
+                // Keep this k-block's wgmma running and wait only for the previous one:
+                // once it is done, its stage can be refilled.
+                wgmma_wait_group<1>();
+                fence_accumulators(acc);
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > 0, consumer, MmaEnd,
+                                         first_fill + kb - 1);
+                if (previous_stage >= 0 && thread_in_wg == 0)
+                    release_stage(&s.empty_barrier[previous_stage]);
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > 0, consumer, Release,
+                                         first_fill + kb - 1);
+                previous_stage = stage;
+                advance<STAGES<S>>(stage, phase);
+            }
+            if (S == Schedule::PingPong && consumer == 0 && halves == 2)
+                named_barrier_arrive(ORDER_BARRIER_ID, ORDER_BARRIER_THREADS);
+            wgmma_wait_group<0>();
+            fence_accumulators(acc);
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaEnd,
+                                     first_fill + k_blocks - 1);
+            if (thread_in_wg == 0) release_stage(&s.empty_barrier[previous_stage]);
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, Release,
+                                     first_fill + k_blocks - 1);
+
+            // ---- epilogue: fp32 accumulators -> bf16, straight to global memory --------
+            // wgmma's D layout: warp w of the warpgroup owns rows 16w..16w+15; in each n8
+            // column block j/4, lane l holds rows l/4 and l/4 + 8, columns 2(l%4), +1:
+            //   acc[j] -> row 16w + l/4 + 8*((j/2)%2),  col 8*(j/4) + 2*(l%4) + j%2.
+            const int row0 = m0 + consumer * WGMMA_M;  // first row of this consumer's piece
+            const int warp = thread_in_wg / 32;
+            const int lane = thread_in_wg % 32;
+            __nv_bfloat16* c_tile = C + static_cast<size_t>(row0) * N + n0;
+            const int rows_left = M - row0;
+            const int cols_left = N - n0;
+            // Interior pieces with an even N (every pair 4-byte aligned) skip the checks.
+            const bool interior = rows_left >= WGMMA_M && cols_left >= BN && N % 2 == 0;
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueStart, -1);
+#pragma unroll
+            for (int j = 0; j < ACC_REGS; j += 2) {
+                const int row = 16 * warp + lane / 4 + 8 * ((j / 2) % 2);
+                const int col = 8 * (j / 4) + 2 * (lane % 4);
+                if (interior) {
+                    __nv_bfloat16* p = c_tile + static_cast<size_t>(row) * N + col;
+                    *reinterpret_cast<__nv_bfloat162*>(p) =
+                        __floats2bfloat162_rn(acc[j], acc[j + 1]);
+                } else {
+                    store_pair(c_tile, N, rows_left, cols_left, row, col, acc[j], acc[j + 1]);
+                }
+            }
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueEnd, -1);
+        }
+    }
+}
+
+// -------------------------------------------------------------------------------------
+// Host launch
+// -------------------------------------------------------------------------------------
+template <Schedule S>
+cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
+                   int K, cudaStream_t stream) {
+    constexpr const char* kStep = "06_warp_specialized";
+    if (cudaError_t err = check_gemm_args(kStep, A, B, C, M, N, K, NeedsArch::Sm90a);
+        err != cudaSuccess)
+        return err;
+
+    // The A box is as tall as a stage's A tile (128 rows cooperative, 64 ping-pong); the B
+    // box is the CTA's 256 columns of N. Both are BK = 64 columns (128 bytes) of K wide.
+    CUtensorMap a_map{}, b_map{};
+    if (cudaError_t err = make_tensor_map_2d(&a_map, A, M, K, A_ROWS<S>, BK,
+                                             CU_TENSOR_MAP_SWIZZLE_128B, kStep);
+        err != cudaSuccess)
+        return err;
+    if (cudaError_t err =
+            make_tensor_map_2d(&b_map, B, N, K, BN, BK, CU_TENSOR_MAP_SWIZZLE_128B, kStep);
+        err != cudaSuccess)
+        return err;
+
+    const long long tiles_m = (M + BM - 1) / BM;
+    const long long tiles_n = (N + BN - 1) / BN;
+    if (tiles_m * tiles_n > INT_MAX)
+        return fail(cudaErrorInvalidValue, "%s: %lld x %lld tiles exceed the 2^31-1 grid", kStep,
+                    tiles_m, tiles_n);
+
+    static bool smem_attribute_set = false;  // one per Schedule instantiation
+    if (!smem_attribute_set) {
+        if (cudaError_t err = cudaFuncSetAttribute(gemm_kernel<S>,
+                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   static_cast<int>(SMEM_BYTES<S>));
+            err != cudaSuccess)
+            return fail(err, "%s: cannot raise dynamic shared memory to %zu bytes: %s", kStep,
+                        SMEM_BYTES<S>, cudaGetErrorString(err));
+        smem_attribute_set = true;
+    }
+    gemm_kernel<S><<<static_cast<unsigned>(tiles_m * tiles_n), THREADS, SMEM_BYTES<S>, stream>>>(
+        a_map, b_map, C, M, N, K);
+    return check_launch(kStep);
+}
+
+cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
+                 int K, cudaStream_t stream) {
+    return launch<Schedule::Cooperative>(A, B, C, M, N, K, stream);
+}
+
+cudaError_t gemm_pingpong(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
+                          int N, int K, cudaStream_t stream) {
+    return launch<Schedule::PingPong>(A, B, C, M, N, K, stream);
+}
+
+TileConfig tile_config() {
+    return {BM, BN, BK, STAGES<Schedule::Cooperative>, CONSUMER_WARPGROUPS, 1, THREADS};
+}
+
+LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
+
+}  // namespace ladder::step06

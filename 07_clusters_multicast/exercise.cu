@@ -1,0 +1,797 @@
+// =====================================================================================
+// Step 07: clusters, TMA multicast, a persistent kernel and a TMA-store epilogue
+// =====================================================================================
+// C[M,N] = A[M,K] * B[N,K]^T   (bf16 in, fp32 accumulate, bf16 out; all row-major)
+//
+// What this step adds over step 06 (the cooperative schedule; ping-pong is dropped, see
+// README.md): four things only Hopper has, or that only pay off with them.
+//   * Thread-block clusters. CLUSTER CTAs (2 by default; gemm_cluster1 and gemm_cluster4
+//     are the variants) take CLUSTER vertically adjacent 128x256 tiles of C, which all need
+//     the SAME 256 rows of B. Each CTA loads a 1/CLUSTER slice of that B box and TMA
+//     multicast writes the slice into the shared memory of every CTA of the cluster: B
+//     crosses L2 -> SM once per cluster instead of once per CTA.
+//   * Consumers release a stage to EVERY CTA that writes into it (remote mbarrier
+//     arrivals through the cluster's distributed shared memory window), and the cluster
+//     synchronises after barrier init and before exit.
+//   * A persistent grid: one cluster per CLUSTER SMs that fit, each walking output tiles in
+//     a grouped order (GROUP_M_TILES rows of tiles at a time) so the tiles in flight reuse
+//     A and B from L2. Stage and phase carry over from tile to tile, so the producer loads
+//     the next tile's k-blocks while the consumers run the epilogue of this one.
+//   * A TMA-store epilogue: accumulators -> bf16 in a 128B-swizzled shared-memory tile
+//     (conflict-free) -> fence.proxy.async -> one cp.async.bulk.tensor store per 64x64
+//     box. The TMA unit clips rows and columns outside C. It needs N % 8 == 0 (the C
+//     tensor map's row pitch must be a multiple of 16 bytes); for other N the kernel
+//     falls back to step 06's bounds-checked direct stores.
+//
+// Why it is faster: per k-block a CTA of step 06 pulls 48 KB from L2; here it pulls
+// 16 KB of A + 32/CLUSTER KB of B (32 KB at CLUSTER = 2, 24 KB at 4), so L2 bandwidth
+// stops being the ceiling. The persistent grid removes the launch and prologue of every
+// tile after the first on an SM, and its producer loads the next tile during the
+// epilogue. The TMA store turns 64 scattered 4-byte stores per thread into four 8 KB
+// bulk copies per consumer and tile.
+//
+// Measured: see README.md in this folder (results/h100/bench.csv has every row).
+//
+// Build and run (from the repository root):
+//   cmake -S . -B build -G Ninja && cmake --build build --target step-7 && ./build/step-7
+// =====================================================================================
+#include <cuda.h>  // CUtensorMap (a type only; the program does not link libcuda)
+#include <cuda/ptx>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+
+#include "spin_guard.cuh"
+#include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
+#include "step_api.h"
+#include "tensor_map.h"
+
+namespace ladder::step07 {
+
+// -------------------------------------------------------------------------------------
+// Tile configuration
+// -------------------------------------------------------------------------------------
+// Registers decide the tile, exactly as in step 06: a consumer warpgroup issues wgmma
+// m64n256k16 into 64*256/128 = 128 fp32 accumulators per thread; two consumers give a
+// 128x256 CTA tile; setmaxnreg moves registers from the producer (40) to the consumers
+// (232): 128*40 + 256*232 = 64512 <= 65536, starting from the 168 that
+// __launch_bounds__(384, 1) gives every thread.
+//
+// Shared memory (227 KB = 232448 bytes a CTA may opt in to):
+//   stages: A 128x64x2 = 16 KB + B 256x64x2 = 32 KB = 48 KB each; 4 stages = 192 KB.
+//   C staging for the TMA store: one 64x128 bf16 tile per consumer = 16 KB each, 32 KB.
+//     (All of a consumer's 64x256 piece would be 32 KB each, 64 KB: 4 stages + 64 KB =
+//     256 KB does not fit, and 3 stages + 64 KB would shorten the ring that hides load
+//     latency. So each consumer stores its piece in two 128-column halves through one
+//     16 KB buffer, waiting for the first store to have read the buffer before the second.)
+//   barriers 64 B; struct rounded up to 1024 B; +1 KB to align the base:
+//     192 KB + 32 KB + 1 KB (rounding) + 1 KB = 226 KB = 231424 B <= 232448.
+// Clusters do not change any of this: the B box of a stage is still 256 rows; only who
+// loads which slice of it changes. So the tile and stage shapes do not depend on CLUSTER.
+constexpr int BM = 128;  // rows of C per CTA
+constexpr int BN = 256;  // columns of C per CTA (one B box, shared by the cluster)
+constexpr int BK = 64;   // K extent of one stage
+constexpr int STAGES = 4;
+constexpr int WARPGROUP_THREADS = 128;
+constexpr int CONSUMER_WARPGROUPS = 2;
+constexpr int THREADS = (1 + CONSUMER_WARPGROUPS) * WARPGROUP_THREADS;  // 384
+constexpr int WGMMA_M = BM / CONSUMER_WARPGROUPS;  // 64 rows of C per consumer: one wgmma m64
+constexpr int WGMMA_K = 16;                     // K of one wgmma (bf16)
+constexpr int ACC_REGS = WGMMA_M * BN / WARPGROUP_THREADS;  // 128 fp32 accumulators per thread
+constexpr int PRODUCER_REGISTERS = 40;
+constexpr int CONSUMER_REGISTERS = 232;
+constexpr int SWIZZLE_BYTES = 128;            // CU_TENSOR_MAP_SWIZZLE_128B
+constexpr size_t SMEM_OPTIN_BYTES = 232448;  // 227 KB: H100's MaxSharedMemoryPerBlockOptin
+constexpr int EPI_N = 128;    // columns of C a consumer stages in shared memory at a time
+constexpr int C_BOX = 64;     // a TMA store box is 64x64 bf16: 128-byte rows, one swizzle span
+// Grouped rasterization: tiles are walked GROUP_M_TILES rows of 128-row tiles at a time
+// (2048 rows of A), down each column of the group before moving right. See tile_origin.
+constexpr int GROUP_M_TILES = 16;
+constexpr uint32_t A_STAGE_BYTES = BM * BK * sizeof(__nv_bfloat16);  // 16 KB
+// Rows of the 256-row B box that one CTA of a cluster loads and multicasts.
+template <int CLUSTER>
+constexpr int B_SLICE_ROWS = BN / CLUSTER;
+template <int CLUSTER>
+constexpr uint32_t B_SLICE_BYTES = B_SLICE_ROWS<CLUSTER> * BK * sizeof(__nv_bfloat16);
+// Arrivals that complete an empty barrier: one per consumer warpgroup of every CTA in the
+// cluster, because every CTA of the cluster writes a slice of B into every stage.
+template <int CLUSTER>
+constexpr uint32_t EMPTY_ARRIVALS = CONSUMER_WARPGROUPS * CLUSTER;
+
+static_assert(THREADS == 384, "one producer and two consumer warpgroups");
+static_assert(WGMMA_M == 64, "each consumer issues wgmma with M = 64");
+static_assert(BN % 8 == 0 && BN >= 8 && BN <= 256, "wgmma N is a multiple of 8 up to 256");
+static_assert(BK * sizeof(__nv_bfloat16) == SWIZZLE_BYTES,
+              "a k-block row must be exactly one 128-byte swizzle span");
+static_assert(C_BOX * sizeof(__nv_bfloat16) == SWIZZLE_BYTES,
+              "a C store box row must be exactly one 128-byte swizzle span");
+static_assert(BK % WGMMA_K == 0, "whole wgmma k16 steps per stage");
+static_assert(BM <= 256 && BN <= 256, "a TMA box has at most 256 rows");
+static_assert(PRODUCER_REGISTERS % 8 == 0 && CONSUMER_REGISTERS % 8 == 0,
+              "setmaxnreg counts are multiples of 8");
+static_assert(PRODUCER_REGISTERS >= 24 && CONSUMER_REGISTERS <= 256, "setmaxnreg range is 24..256");
+static_assert(WARPGROUP_THREADS * PRODUCER_REGISTERS +
+                      CONSUMER_WARPGROUPS * WARPGROUP_THREADS * CONSUMER_REGISTERS <=
+                  65536,
+              "the re-balanced registers must fit the 64K-register file");
+static_assert(CONSUMER_REGISTERS >= ACC_REGS + 64, "room above the accumulators");
+static_assert(STAGES >= 2, "a consumer holds one stage while it waits for the next: at least two");
+static_assert(BN % EPI_N == 0 && EPI_N % C_BOX == 0, "whole store boxes per epilogue round");
+static_assert(A_STAGE_BYTES + BN * BK * sizeof(__nv_bfloat16) < (1u << 20),
+              "an mbarrier transaction count is below 2^20");
+
+struct SharedStorage {
+    // Every tile is a multiple of 1024 bytes, so with the struct 1024-aligned every tile
+    // is too (the 128B swizzle pattern, and wgmma's and TMA's reading of it, are anchored
+    // there). The B slices a cluster's CTAs multicast start at multiples of 64 rows = 8 KB.
+    alignas(1024) __nv_bfloat16 a[STAGES][BM * BK];
+    alignas(1024) __nv_bfloat16 b[STAGES][BN * BK];
+    alignas(1024) __nv_bfloat16 c[CONSUMER_WARPGROUPS][WGMMA_M * EPI_N];  // two 64x64 boxes each
+    uint64_t full_barrier[STAGES];   // "A and every B slice have landed in THIS CTA"
+    uint64_t empty_barrier[STAGES];  // "every consumer of the cluster is done reading"
+};
+static_assert((BM * BK * sizeof(__nv_bfloat16)) % 1024 == 0, "A tiles stay 1024-aligned");
+static_assert((BN * BK * sizeof(__nv_bfloat16)) % 1024 == 0, "B tiles stay 1024-aligned");
+static_assert((C_BOX * C_BOX * sizeof(__nv_bfloat16)) % 1024 == 0, "C boxes stay 1024-aligned");
+constexpr size_t SMEM_BYTES = sizeof(SharedStorage) + 1024;
+static_assert(SMEM_BYTES == 231424, "the derivation above");
+static_assert(SMEM_BYTES <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
+
+// -------------------------------------------------------------------------------------
+// Device helpers carried over from step 05
+// -------------------------------------------------------------------------------------
+// Waits until the phase of `barrier` with parity `phase` has completed.
+// CCCL: cuda::ptx::mbarrier_try_wait_parity(bar, phase)
+// PTX:  mbarrier.try_wait.parity.shared::cta.b64 p, [bar], phase;
+//       (PTX ISA "mbarrier.test_wait/mbarrier.try_wait")
+__device__ __forceinline__ void wait_barrier(uint64_t* barrier, uint32_t phase,
+                                             const char* what) {
+    SpinGuard guard;
+    while (!cuda::ptx::mbarrier_try_wait_parity(barrier, phase)) guard.check(what);
+}
+
+// One k-block of one operand: a {BK columns, rows} box at (k0, row0) into `dst`, whose
+// bytes complete_tx on `barrier`. Elements past the matrix edge arrive as zeros.
+// CCCL: cuda::ptx::cp_async_bulk_tensor(space_cluster, space_global, dst, map, {k0, row0}, bar)
+// PTX:  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+//           [dst], [map, {k0, row0}], [bar];                     (PTX ISA "cp.async.bulk.tensor")
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int k0, int row0,
+                                            uint64_t* barrier) {
+    const int32_t coords[2] = {k0, row0};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map,
+                                    coords, barrier);
+}
+
+// Writes one accumulator pair (row, col), (row, col+1) of C as bf16, skipping what lies
+// outside the matrix. Coordinates are relative to the consumer's 64x256 piece, whose first
+// element is `c_tile`; rows_left/cols_left count what remains of C from there.
+__device__ __forceinline__ void store_pair(__nv_bfloat16* c_tile, int ldc, int rows_left,
+                                           int cols_left, int row, int col, float v0, float v1) {
+    if (row >= rows_left || col >= cols_left) return;
+    __nv_bfloat16* p = c_tile + static_cast<size_t>(row) * ldc + col;
+    if (col + 1 < cols_left && (reinterpret_cast<uintptr_t>(p) & 3) == 0) {
+        *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(v0, v1);
+    } else {
+        p[0] = __float2bfloat16(v0);
+        if (col + 1 < cols_left) p[1] = __float2bfloat16(v1);
+    }
+}
+
+// PTX ISA "mbarrier.arrive.expect_tx": one arrival on `barrier`, and raise its pending
+// transaction count by `bytes`. The phase completes when every expected arrival has come
+// AND the transaction count is back to zero, i.e. when all the bytes have landed.
+//   CCCL: cuda::ptx::mbarrier_arrive_expect_tx(sem_release, scope_cta, space_shared, bar, bytes)
+//   PTX:  mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, [bar], bytes;
+__device__ __forceinline__ void arrive_expect_tx(uint64_t* barrier, uint32_t bytes) {
+    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+                                         cuda::ptx::space_shared, barrier, bytes);
+}
+
+// The wgmma shared-memory matrix descriptor (PTX ISA "Matrix Descriptor Format", under
+// wgmma) for a K-major tile with 128-byte rows written by TMA with the 128B swizzle:
+//   bits  0-13 start address >> 4,  16-29 leading byte offset >> 4 (unused here: 1),
+//   bits 32-45 stride byte offset >> 4 = 1024 B (8 rows x 128 B: one swizzle atom),
+//   bits 62-63 swizzle mode 1 = 128-byte swizzle.
+// Moving k16 along K inside a 128-byte row is +32 bytes on the start address: the
+// hardware applies the swizzle XOR to the address it forms, which works because every
+// tile starts on a 1024-byte boundary. (Step 05's wgmma_descriptor.h has the bit layout.)
+__device__ __forceinline__ uint64_t smem_descriptor(uint32_t smem_addr) {
+    return (static_cast<uint64_t>((smem_addr >> 4) & 0x3FFF))  //
+           | (static_cast<uint64_t>(16 >> 4) << 16)            //
+           | (static_cast<uint64_t>(1024 >> 4) << 32)          //
+           | (static_cast<uint64_t>(1) << 62);
+}
+
+// PTX ISA "wgmma.fence", "wgmma.commit_group", "wgmma.wait_group" (asynchronous warpgroup
+// level matrix instructions).
+// fence: orders this warpgroup's earlier register and shared-memory accesses before the
+//        wgmma that follow (needed before the first wgmma, and whenever the accumulators
+//        were touched by ordinary instructions in between).
+// commit_group: closes the wgmma issued so far into one group.
+// wait_group N: returns when at most N of this warpgroup's groups are still running.
+__device__ __forceinline__ void wgmma_fence() {
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit_group() {
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void wgmma_wait_group() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+// The compiler does not know that wgmma writes the accumulators asynchronously, until
+// wait_group. This empty asm "uses and redefines" each accumulator at the point where it
+// is placed, so no read or write of them can be moved across it.
+__device__ __forceinline__ void fence_accumulators(float (&d)[ACC_REGS]) {
+#pragma unroll
+    for (int i = 0; i < ACC_REGS; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// PTX ISA "wgmma.mma_async", shape m64n256k16, bf16 x bf16 -> f32, both operands
+// K-major in shared memory (the two trailing 0s: no transpose). The whole warpgroup
+// issues it; D (64 x 256 fp32) lives in 128 registers of each of its 128 threads.
+// accumulate = 0 makes D = A*B (first k16 step of a tile), 1 makes D += A*B.
+// SASS: HGMMA.64x256x16.F32.BF16.
+__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[ACC_REGS], uint64_t desc_a,
+                                                 uint64_t desc_b, uint32_t accumulate) {
+    asm volatile(
+        "{\n"
+        ".reg .pred accumulate;\n"
+        "setp.ne.b32 accumulate, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9,"
+        " %10, %11, %12, %13, %14, %15, %16, %17, %18, %19,"
+        " %20, %21, %22, %23, %24, %25, %26, %27, %28, %29,"
+        " %30, %31, %32, %33, %34, %35, %36, %37, %38, %39,"
+        " %40, %41, %42, %43, %44, %45, %46, %47, %48, %49,"
+        " %50, %51, %52, %53, %54, %55, %56, %57, %58, %59,"
+        " %60, %61, %62, %63, %64, %65, %66, %67, %68, %69,"
+        " %70, %71, %72, %73, %74, %75, %76, %77, %78, %79,"
+        " %80, %81, %82, %83, %84, %85, %86, %87, %88, %89,"
+        " %90, %91, %92, %93, %94, %95, %96, %97, %98, %99,"
+        " %100, %101, %102, %103, %104, %105, %106, %107, %108, %109,"
+        " %110, %111, %112, %113, %114, %115, %116, %117, %118, %119,"
+        " %120, %121, %122, %123, %124, %125, %126, %127},"
+        " %128, %129, accumulate, 1, 1, 0, 0;\n"
+        "}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+          "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+          "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
+          "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+          "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
+          "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]),
+          "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+          "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]),
+          "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]),
+          "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),
+          "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]),
+          "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]),
+          "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]),
+          "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]),
+          "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+          "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]),
+          "+f"(d[126]), "+f"(d[127])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate)
+        : "memory");
+}
+
+// -------------------------------------------------------------------------------------
+// Device helpers carried over from step 06
+// -------------------------------------------------------------------------------------
+// PTX ISA "setmaxnreg": change how many registers each thread of this warpgroup owns.
+// All 128 threads execute it (.sync.aligned). dec returns registers to the SM's
+// pool; inc blocks until the pool can supply the new count. The kernel must start with a
+// known per-thread count (__launch_bounds__(THREADS, 1) fixes it at 168), and the counts
+// must be multiples of 8 in 24..256. SASS: USETMAXREG.
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_dec() {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_inc() {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+
+// PTX ISA "bar.sync" (barrier.cta): named hardware barriers 1..15 (0 is __syncthreads)
+// that complete when `count` threads have arrived. Here each consumer warpgroup has its
+// own (ids 1 and 2, 128 threads) to order its epilogue's shared-memory writes against the
+// TMA store that reads them, without stopping the other warpgroups. SASS: BAR.SYNC.
+constexpr int EPILOGUE_BARRIER_ID = 1;  // + consumer index
+__device__ __forceinline__ void named_barrier_sync(int id, int count) {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
+// Advances a position in the stage ring. The phase bit flips each time the ring wraps:
+// a barrier's n-th completion (n = 0, 1, ...) has parity n % 2, and fill number f of the
+// ring lands in stage f % STAGES as that stage's (f / STAGES)-th completion.
+template <int RING>
+__device__ __forceinline__ void advance(int& stage, uint32_t& phase) {
+    if (++stage == RING) {
+        stage = 0;
+        phase ^= 1u;
+    }
+}
+
+// -------------------------------------------------------------------------------------
+// Device helpers new to this step
+// -------------------------------------------------------------------------------------
+// Distributed shared memory (DSMEM) rules this kernel relies on (CUDA programming guide,
+// "Distributed Shared Memory"; PTX ISA "State spaces: .shared::cluster"):
+//   1. A CTA's shared memory is reachable by every CTA of its cluster through the
+//      .shared::cluster window; mapa translates "my address of X" into "CTA r's address
+//      of X" (the layouts match because every CTA runs the same code).
+//   2. It exists only while that CTA runs: nobody may touch a peer's shared memory before
+//      the peer has initialised it, or after it may have exited. Hence a cluster barrier
+//      after mbarrier init and another before exit.
+//   3. What an arrival must order. A consumer's remote arrival on a peer's empty barrier
+//      carries no data; it only says "my wgmma reads of this stage are finished", and
+//      wgmma.wait_group has already made that true before the arrive is issued. So the
+//      arrive keeps mbarrier's default semantics (release at CTA scope) and the producer
+//      its default (acquire, CTA scope) wait. The .release.cluster form would add a
+//      GPU-wide memory barrier (SASS MEMBAR.ALL.GPU) to every k-block of every consumer
+//      for no gain. The transfers themselves (TMA multicast into peers, their complete_tx
+//      on the peers' full barriers) are ordered by the mbarrier transaction mechanism.
+
+// Cluster-wide barrier: every thread of every CTA of the cluster arrives, then waits.
+// CCCL: cuda::ptx::barrier_cluster_arrive(sem_release); cuda::ptx::barrier_cluster_wait()
+// PTX:  barrier.cluster.arrive.release;  barrier.cluster.wait.acquire;
+//       (PTX ISA "barrier.cluster"). It blocks in hardware: no SpinGuard can bound it.
+__device__ __forceinline__ void cluster_sync() {
+    cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_release);
+    cuda::ptx::barrier_cluster_wait(cuda::ptx::sem_acquire);
+}
+
+// A consumer hands a stage back to every CTA of the cluster: each of them wrote a slice
+// of B into it, so each producer must know before it overwrites its slice. Thread r of
+// the warpgroup (r < CLUSTER) arrives on CTA r's empty barrier, so the CLUSTER arrivals
+// go out in parallel from different lanes. With one CTA it is step 06's local arrive.
+// PTX:  mapa.shared::cluster.u32 remote, local, r;       (PTX ISA "mapa")
+//       mbarrier.arrive.shared::cluster.b64 _, [remote];  (SASS SYNCS.ARRIVE.TRANS64.RED)
+// Written in PTX: CCCL's shared::cluster arrive only comes as .release.cluster (see
+// DSMEM rule 3 for why that is not wanted here) and takes a generic pointer that it
+// converts with cvta.to.shared, which is defined for this CTA's own window only.
+template <int CLUSTER>
+__device__ __forceinline__ void release_stage(uint64_t* empty_barrier, int thread_in_wg) {
+    if constexpr (CLUSTER == 1) {
+        // CCCL: cuda::ptx::mbarrier_arrive(bar)   PTX: mbarrier.arrive.shared.b64 _, [bar];
+        if (thread_in_wg == 0) cuda::ptx::mbarrier_arrive(empty_barrier);
+    } else {
+        // EXERCISE BEGIN: release the stage to every CTA of the cluster
+        // TODO: every CTA of the cluster multicast a slice of B into this stage, so each
+        // of their producers must hear that this warpgroup is done with it: one arrival
+        // on the empty barrier at the same offset in EVERY CTA of the cluster (CTA ranks
+        // 0..CLUSTER-1), from different lanes so they go out in parallel. Translate the
+        // local shared address with mapa.shared::cluster, then arrive with
+        // mbarrier.arrive.shared::cluster.b64 (inline PTX; see the comment above). This
+        // stub is step 06's local arrival: the empty barriers, which expect
+        // EMPTY_ARRIVALS = 2 * CLUSTER arrivals, never complete and the producers hang.
+        if (thread_in_wg == 0) cuda::ptx::mbarrier_arrive(empty_barrier);
+        // EXERCISE END
+    }
+}
+
+// One k-block slice of B, written into the same shared-memory offset of every CTA whose
+// bit is set in cta_mask, each copy signalling the barrier at `barrier`'s offset in that
+// CTA (complete_tx of the bytes it delivered there).
+// CCCL: cuda::ptx::cp_async_bulk_tensor(space_cluster, space_global, dst, map, {k0, row0},
+//                                       bar, cta_mask)
+// PTX:  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+//           .multicast::cluster [dst], [map, {k0, row0}], [bar], cta_mask;
+//       (PTX ISA "cp.async.bulk.tensor"; SASS: UTMALDG.2D.MULTICAST)
+__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorMap* map, int k0,
+                                                      int row0, uint64_t* barrier,
+                                                      uint16_t cta_mask) {
+    const int32_t coords[2] = {k0, row0};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map,
+                                    coords, barrier, cta_mask);
+}
+
+// The reverse copy: a 64x64 box of shared memory (128B-swizzled) to C at (col0, row0).
+// Box elements outside C are not written, which handles every M and N edge.
+// CCCL: cuda::ptx::cp_async_bulk_tensor(space_global, space_shared, map, {col0, row0}, src)
+// PTX:  cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [map, {col0, row0}], [src];
+//       (SASS: UTMASTG.2D). Completion is tracked by bulk groups: commit_group closes the
+//       stores issued so far; wait_group.read N waits until all but N groups have finished
+//       READING shared memory (the buffer may be reused); wait_group N until they are done.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int col0, int row0,
+                                             const void* src) {
+    const int32_t coords[2] = {col0, row0};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, map, coords,
+                                    src);
+}
+
+// Persistent tile order. The grid is a fixed set of clusters; cluster c takes cluster
+// tiles c, c + clusters, c + 2*clusters, ... A cluster tile is CLUSTER vertically
+// adjacent CTA tiles (CLUSTER*128 rows x 256 columns). Numbering them row by row would
+// put the ~66 tiles in flight at one moment on one or two rows of tiles: the same A rows,
+// but every B column of the matrix. Grouped order instead walks a band of
+// GROUP_M_TILES*128 = 2048 rows column by column, so the tiles in flight form a block of
+// about 2048 x 2048 of C: they share 2048 rows of A and 2048 rows of B, which stay in L2.
+//
+//   tile numbers, 4 rows of cluster tiles per group:      0  4  8 12 16 ...
+//                                                         1  5  9 13 17 ...
+//                                                         2  6 10 14 18 ...
+//                                                         3  7 11 15 19 ...
+//                                                        (next group below) ...
+// Returns the first row and column of C of this CTA's part of cluster tile `tile`.
+template <int CLUSTER>
+__device__ __forceinline__ int2 tile_origin(int tile, int cluster_rows, int tiles_n,
+                                            uint32_t rank) {
+    constexpr int group_rows = GROUP_M_TILES / CLUSTER > 0 ? GROUP_M_TILES / CLUSTER : 1;
+    const int tiles_per_group = group_rows * tiles_n;
+    const int group = tile / tiles_per_group;
+    const int first_row = group * group_rows;
+    const int rows_in_group = min(group_rows, cluster_rows - first_row);
+    const int in_group = tile - group * tiles_per_group;
+    const int cluster_row = first_row + in_group % rows_in_group;
+    const int tile_col = in_group / rows_in_group;
+    return make_int2((cluster_row * CLUSTER + static_cast<int>(rank)) * BM, tile_col * BN);
+}
+
+// -------------------------------------------------------------------------------------
+// Kernel
+// -------------------------------------------------------------------------------------
+// Warpgroup 0 produces, warpgroups 1 and 2 consume, as in step 06. The ring protocol,
+// per stage, now spans the cluster:
+//   full_barrier  count 1: this CTA's producer's arrive.expect_tx, plus the bytes of its
+//                 own A box and of EVERY CTA's B slice (the multicast copies signal the
+//                 barrier at the same offset in each destination CTA). Bytes may land
+//                 before the expect_tx; the transaction count goes negative meanwhile,
+//                 and the phase cannot complete without the producer's arrival.
+//   empty_barrier count 2 * CLUSTER: each consumer warpgroup of each CTA arrives once.
+//                 Until then no producer of the cluster may write its slice again.
+// Stage and phase run on across tiles: fill f is the f-th k-block this CTA loads, over
+// all its tiles, and producer and consumers walk the same tile sequence.
+template <int CLUSTER>
+__global__ void __launch_bounds__(THREADS, 1)
+gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+            const __grid_constant__ CUtensorMap c_map, __nv_bfloat16* __restrict__ C, int M,
+            int N, int K, int tma_store) {
+    // ---- setup: carve shared memory, find this CTA's place, initialise the barriers -----
+    extern __shared__ uint8_t smem_raw[];
+    const uintptr_t smem_base = (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023};
+    SharedStorage& s = *reinterpret_cast<SharedStorage*>(smem_base);
+
+    const int warpgroup = threadIdx.x / WARPGROUP_THREADS;
+    const int thread_in_wg = threadIdx.x % WARPGROUP_THREADS;
+    // PTX special registers %cluster_ctarank, %clusterid.x, %nclusterid.x (CCCL get_sreg_*).
+    const uint32_t rank = cuda::ptx::get_sreg_cluster_ctarank();
+    const int cluster_id = static_cast<int>(cuda::ptx::get_sreg_clusterid_x());
+    const int clusters = static_cast<int>(cuda::ptx::get_sreg_nclusterid_x());
+    const int tiles_m = (M + BM - 1) / BM;
+    const int cluster_rows = (tiles_m + CLUSTER - 1) / CLUSTER;
+    const int tiles_n = (N + BN - 1) / BN;
+    const int cluster_tiles = cluster_rows * tiles_n;
+    const int k_blocks = (K + BK - 1) / BK;
+
+    if (threadIdx.x == 0) {
+        for (int stage = 0; stage < STAGES; ++stage) {
+            // CCCL: cuda::ptx::mbarrier_init(bar, count)
+            // PTX:  mbarrier.init.shared.b64 [bar], count;   (PTX ISA "mbarrier.init")
+            cuda::ptx::mbarrier_init(&s.full_barrier[stage], 1);
+            cuda::ptx::mbarrier_init(&s.empty_barrier[stage], uint32_t{EMPTY_ARRIVALS<CLUSTER>});
+        }
+        // Make the initialised barriers visible to the async proxy (the TMA unit) and to
+        // the other CTAs of the cluster.  PTX: fence.mbarrier_init.release.cluster;
+        cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+    }
+    // DSMEM rule 2: no CTA multicasts into, or arrives on, a peer's barriers before the
+    // peer has initialised them. (This also does __syncthreads' job inside the CTA.)
+    cluster_sync();
+
+    if (warpgroup == 0) {
+        // ---- producer: one thread keeps the ring full, tile after tile ----------------
+        setmaxnreg_dec<PRODUCER_REGISTERS>();
+        if (thread_in_wg == 0) {
+            int stage = 0;
+            uint32_t phase = 0;
+            for (int tile = cluster_id; tile < cluster_tiles; tile += clusters) {
+                const int2 origin = tile_origin<CLUSTER>(tile, cluster_rows, tiles_n, rank);
+                const int m0 = origin.x, n0 = origin.y;
+                // Boxes wholly outside the matrix are not issued (and their bytes not
+                // expected): when M is not a multiple of CLUSTER*128 the last CTAs of a
+                // cluster may have no rows, and when N < 256 the last B slices no columns.
+                // The stale shared memory their consumers then multiply only reaches rows
+                // and columns of C that are never stored. All CTAs of a cluster share n0,
+                // so they agree on b_slices.
+                const bool a_in_bounds = m0 < M;
+                const int b_slices = min(CLUSTER, (N - n0 + B_SLICE_ROWS<CLUSTER> - 1) /
+                                                      B_SLICE_ROWS<CLUSTER>);
+                const uint32_t tx_bytes = (a_in_bounds ? A_STAGE_BYTES : 0u) +
+                                          static_cast<uint32_t>(b_slices) * B_SLICE_BYTES<CLUSTER>;
+                // Timeline: k-blocks are numbered by fill, across this CTA's tiles.
+                [[maybe_unused]] const int first_fill = (tile - cluster_id) / clusters * k_blocks;
+                for (int kb = 0; kb < k_blocks; ++kb) {
+                    wait_barrier(&s.empty_barrier[stage], phase ^ 1u, "empty barrier");
+                    LADDER_TIMELINE_PRODUCER(LoadIssue, first_fill + kb);
+                    // The FULL bytes of every box issued to this CTA, even where a box
+                    // hangs over the matrix edge: TMA writes those elements too (as zeros)
+                    // and counts them. The peers' B slices count here too.
+                    arrive_expect_tx(&s.full_barrier[stage], tx_bytes);
+                    if (a_in_bounds)
+                        tma_load_2d(s.a[stage], &a_map, kb * BK, m0, &s.full_barrier[stage]);
+                    if (static_cast<int>(rank) < b_slices) {
+                        // This CTA's slice: rows [rank * BN/CLUSTER, +BN/CLUSTER) of the B box,
+                        // at the same place in every CTA's stage.
+                        const int slice_row = static_cast<int>(rank) * B_SLICE_ROWS<CLUSTER>;
+                        __nv_bfloat16* dst = &s.b[stage][slice_row * BK];
+                        if constexpr (CLUSTER == 1)
+                            tma_load_2d(dst, &b_map, kb * BK, n0, &s.full_barrier[stage]);
+                        else
+                            // EXERCISE BEGIN: the multicast mask
+                            // TODO: which CTAs of the cluster need this slice of B? Bit r
+                            // of the mask sends the box to CTA rank r. This stub sends it
+                            // to this CTA only: every full barrier then waits for bytes
+                            // that never come and the consumers hang.
+                            tma_load_2d_multicast(dst, &b_map, kb * BK, n0 + slice_row,
+                                                  &s.full_barrier[stage],
+                                                  static_cast<uint16_t>(1u << rank));
+                            // EXERCISE END
+                    }
+                    advance<STAGES>(stage, phase);
+                }
+            }
+        }
+        // The other 127 producer threads have nothing to do; they wait at the final
+        // cluster barrier.
+    } else {
+        setmaxnreg_inc<CONSUMER_REGISTERS>();
+        const int consumer = warpgroup - 1;
+        const int warp = thread_in_wg / 32;
+        const int lane = thread_in_wg % 32;
+        int stage = 0;
+        uint32_t phase = 0;
+        float acc[ACC_REGS];
+
+        for (int tile = cluster_id; tile < cluster_tiles; tile += clusters) {
+            const int2 origin = tile_origin<CLUSTER>(tile, cluster_rows, tiles_n, rank);
+            const int m0 = origin.x, n0 = origin.y;
+
+            // ---- main loop: wgmma on full stages, hand each back as soon as it is read -
+            // This consumer's 64 rows are the top or bottom half of the A box.
+            const int a_row_in_stage = consumer * WGMMA_M;
+            int previous_stage = -1;
+            [[maybe_unused]] const int first_fill = (tile - cluster_id) / clusters * k_blocks;  // timeline
+            for (int kb = 0; kb < k_blocks; ++kb) {
+                wait_barrier(&s.full_barrier[stage], phase, "full barrier");
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, LoadArrive, first_fill + kb);
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaStart, first_fill + kb);
+                const uint32_t a_tile =
+                    static_cast<uint32_t>(__cvta_generic_to_shared(s.a[stage])) +
+                    a_row_in_stage * SWIZZLE_BYTES;
+                const uint32_t b_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.b[stage]));
+                wgmma_fence();
+#pragma unroll
+                for (int k = 0; k < BK / WGMMA_K; ++k) {
+                    const uint32_t k_bytes = k * WGMMA_K * sizeof(__nv_bfloat16);  // +32 per step
+                    const uint32_t accumulate = (kb > 0 || k > 0) ? 1u : 0u;
+                    wgmma_m64n256k16(acc, smem_descriptor(a_tile + k_bytes),
+                                     smem_descriptor(b_tile + k_bytes), accumulate);
+                }
+                wgmma_commit_group();
+                // Keep this k-block's wgmma running and wait only for the previous one:
+                // once it is done, its stage can be refilled, by every CTA of the cluster.
+                wgmma_wait_group<1>();
+                fence_accumulators(acc);
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > 0, consumer, MmaEnd,
+                                         first_fill + kb - 1);
+                if (previous_stage >= 0)
+                    release_stage<CLUSTER>(&s.empty_barrier[previous_stage], thread_in_wg);
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > 0, consumer, Release,
+                                         first_fill + kb - 1);
+                previous_stage = stage;
+                advance<STAGES>(stage, phase);
+            }
+            wgmma_wait_group<0>();
+            fence_accumulators(acc);
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaEnd, first_fill + k_blocks - 1);
+            release_stage<CLUSTER>(&s.empty_barrier[previous_stage], thread_in_wg);
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, Release, first_fill + k_blocks - 1);
+            // From here on the producer is already loading the next tile into the stages
+            // just released: this epilogue overlaps those loads.
+
+            // ---- epilogue: accumulators -> bf16 -> swizzled smem -> TMA store ----------
+            // wgmma's D layout: warp w of the warpgroup owns rows 16w..16w+15; in each n8
+            // column block j/4, lane l holds rows l/4 and l/4 + 8, columns 2(l%4), +1:
+            //   acc[j] -> row 16w + l/4 + 8*((j/2)%2),  col 8*(j/4) + 2*(l%4) + j%2.
+            const int row0 = m0 + consumer * WGMMA_M;  // first row of this consumer's piece
+            if (row0 >= M) continue;  // the whole piece is below C (uniform per warpgroup)
+            // Timeline: each tile's epilogue keeps its own slot, under the tile's first fill.
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueStart, first_fill);
+            if (tma_store) {
+                uint8_t* c_smem = reinterpret_cast<uint8_t*>(s.c[consumer]);
+#pragma unroll
+                for (int half = 0; half < BN / EPI_N; ++half) {
+                    // The buffer is free once the previous store has finished reading it.
+                    // CCCL: cuda::ptx::cp_async_bulk_wait_group_read(n32_t<0>)
+                    // PTX:  cp.async.bulk.wait_group.read 0;
+                    if (thread_in_wg == 0)
+                        cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
+                    named_barrier_sync(EPILOGUE_BARRIER_ID + consumer, WARPGROUP_THREADS);
+                    // Columns [128*half, +128) of the piece = two 64x64 boxes, each stored
+                    // 128B-swizzled like the TMA loads: 16-byte chunk c of row r sits at
+                    // chunk c ^ (r % 8). A warp's 32 four-byte stores for one j cover 8
+                    // rows x one chunk, which the XOR spreads over all 32 banks.
+#pragma unroll
+                    for (int j = half * (ACC_REGS / 2); j < (half + 1) * (ACC_REGS / 2); j += 2) {
+                        const int row = 16 * warp + lane / 4 + 8 * ((j / 2) % 2);
+                        const int n8 = (j / 4) % (EPI_N / 8);  // n8 block inside this half
+                        const int box = n8 / (C_BOX / 8);      // which 64x64 box
+                        const int chunk = n8 % (C_BOX / 8);    // 16-byte chunk in the box row
+                        const uint32_t offset =
+                            static_cast<uint32_t>(box * C_BOX * C_BOX * 2 + row * SWIZZLE_BYTES +
+                                                  ((chunk ^ (row % 8)) << 4) + 4 * (lane % 4));
+                        *reinterpret_cast<__nv_bfloat162*>(c_smem + offset) =
+                            __floats2bfloat162_rn(acc[j], acc[j + 1]);
+                    }
+                    // Ordinary stores, read next by the async proxy (TMA): fence, then make
+                    // sure all 128 threads' stores are in before one thread issues the copy.
+                    // CCCL: cuda::ptx::fence_proxy_async(space_shared)
+                    // PTX:  fence.proxy.async.shared::cta;
+                    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+                    named_barrier_sync(EPILOGUE_BARRIER_ID + consumer, WARPGROUP_THREADS);
+                    if (thread_in_wg == 0) {
+#pragma unroll
+                        for (int box = 0; box < EPI_N / C_BOX; ++box) {
+                            const int col0 = n0 + half * EPI_N + box * C_BOX;
+                            if (col0 < N)
+                                tma_store_2d(&c_map, col0, row0, c_smem + box * C_BOX * C_BOX * 2);
+                        }
+                        // PTX: cp.async.bulk.commit_group;
+                        cuda::ptx::cp_async_bulk_commit_group();
+                    }
+                }
+            } else {
+                // N % 8 != 0: no C tensor map is possible; step 06's direct stores.
+                __nv_bfloat16* c_tile = C + static_cast<size_t>(row0) * N + n0;
+                const int rows_left = M - row0;
+                const int cols_left = N - n0;
+#pragma unroll
+                for (int j = 0; j < ACC_REGS; j += 2) {
+                    const int row = 16 * warp + lane / 4 + 8 * ((j / 2) % 2);
+                    const int col = 8 * (j / 4) + 2 * (lane % 4);
+                    store_pair(c_tile, N, rows_left, cols_left, row, col, acc[j], acc[j + 1]);
+                }
+            }
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueEnd, first_fill);
+        }
+        // The last stores must be complete before the CTA's shared memory goes away.
+        // PTX: cp.async.bulk.wait_group 0;
+        if (thread_in_wg == 0) cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});
+    }
+
+    // DSMEM rule 2 again: the last remote arrivals on a peer's empty barriers must land
+    // before that peer exits, so nobody leaves until everybody is here.
+    cluster_sync();
+}
+
+// -------------------------------------------------------------------------------------
+// Host launch
+// -------------------------------------------------------------------------------------
+template <int CLUSTER>
+cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
+                   int K, cudaStream_t stream) {
+    constexpr const char* kStep = "07_clusters_multicast";
+    if (cudaError_t err = check_gemm_args(kStep, A, B, C, M, N, K, NeedsArch::Sm90a);
+        err != cudaSuccess)
+        return err;
+
+    // A box: the CTA's 128 rows. B box: this CTA's slice, BN/CLUSTER of the 256 rows.
+    // C box: 64x64, stored from 128B-swizzled shared memory.
+    CUtensorMap a_map{}, b_map{}, c_map{};
+    if (cudaError_t err = make_tensor_map_2d(&a_map, A, M, K, BM, BK,
+                                             CU_TENSOR_MAP_SWIZZLE_128B, kStep);
+        err != cudaSuccess)
+        return err;
+    if (cudaError_t err = make_tensor_map_2d(&b_map, B, N, K, B_SLICE_ROWS<CLUSTER>, BK,
+                                             CU_TENSOR_MAP_SWIZZLE_128B, kStep);
+        err != cudaSuccess)
+        return err;
+    // The C map's row pitch N*2 bytes must be a multiple of 16: N % 8 == 0. Otherwise the
+    // kernel stores directly (and never touches c_map, left zeroed).
+    const int tma_store = N % 8 == 0 ? 1 : 0;
+    if (tma_store) {
+        if (cudaError_t err = make_tensor_map_2d(&c_map, C, M, N, C_BOX, C_BOX,
+                                                 CU_TENSOR_MAP_SWIZZLE_128B, kStep);
+            err != cudaSuccess)
+            return err;
+    }
+
+    // Tile origins are int: keep (tiles + one cluster of padding) * 128 below 2^31.
+    if (M > INT_MAX - CLUSTER * BM || N > INT_MAX - BN)
+        return fail(cudaErrorInvalidValue, "%s: M=%d or N=%d is too close to 2^31", kStep, M, N);
+    const long long tiles_m = (M + BM - 1) / BM;
+    const long long cluster_rows = (tiles_m + CLUSTER - 1) / CLUSTER;
+    const long long tiles_n = (N + BN - 1) / BN;
+    if (cluster_rows * tiles_n > INT_MAX / 2)
+        return fail(cudaErrorInvalidValue, "%s: %lld x %lld cluster tiles are too many", kStep,
+                    cluster_rows, tiles_n);
+    const int cluster_tiles = static_cast<int>(cluster_rows * tiles_n);
+
+    static bool smem_attribute_set = false;  // one per CLUSTER instantiation
+    if (!smem_attribute_set) {
+        if (cudaError_t err = cudaFuncSetAttribute(gemm_kernel<CLUSTER>,
+                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   static_cast<int>(SMEM_BYTES));
+            err != cudaSuccess)
+            return fail(err, "%s: cannot raise dynamic shared memory to %zu bytes: %s", kStep,
+                        SMEM_BYTES, cudaGetErrorString(err));
+        smem_attribute_set = true;
+    }
+
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = CLUSTER;
+    attribute.val.clusterDim.y = 1;
+    attribute.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config{};
+    config.blockDim = dim3(THREADS);
+    config.dynamicSmemBytes = SMEM_BYTES;
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+
+    // Persistent grid: as many clusters as can be resident at once (one CTA per SM, and a
+    // cluster's CTAs must fit in one GPC), never more than there are cluster tiles.
+    // The answer depends only on the device, so it is asked once per device.
+    int device = 0;
+    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
+        return fail(err, "%s: cudaGetDevice: %s", kStep, cudaGetErrorString(err));
+    static int queried_device = -1;
+    static int resident_clusters = 0;
+    if (queried_device != device) {
+        config.gridDim = dim3(CLUSTER);
+        int max_clusters = 0;
+        if (cudaError_t err =
+                cudaOccupancyMaxActiveClusters(&max_clusters, gemm_kernel<CLUSTER>, &config);
+            err != cudaSuccess)
+            return fail(err, "%s: cudaOccupancyMaxActiveClusters (cluster size %d): %s", kStep,
+                        CLUSTER, cudaGetErrorString(err));
+        if (max_clusters < 1)
+            return fail(cudaErrorNotSupported,
+                        "%s: device %d cannot run a cluster of %d CTAs with %zu bytes of shared "
+                        "memory each",
+                        kStep, device, CLUSTER, SMEM_BYTES);
+        resident_clusters = max_clusters;
+        queried_device = device;
+    }
+    const int clusters = cluster_tiles < resident_clusters ? cluster_tiles : resident_clusters;
+    config.gridDim = dim3(static_cast<unsigned>(clusters * CLUSTER));
+
+    if (cudaError_t err = cudaLaunchKernelEx(&config, gemm_kernel<CLUSTER>, a_map, b_map, c_map, C,
+                                             M, N, K, tma_store);
+        err != cudaSuccess)
+        return fail(err, "%s: cudaLaunchKernelEx (cluster size %d): %s", kStep, CLUSTER,
+                    cudaGetErrorString(err));
+    return check_launch(kStep);
+}
+
+cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
+                 int K, cudaStream_t stream) {
+    return launch<2>(A, B, C, M, N, K, stream);
+}
+
+cudaError_t gemm_cluster1(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
+                          int N, int K, cudaStream_t stream) {
+    return launch<1>(A, B, C, M, N, K, stream);
+}
+
+cudaError_t gemm_cluster4(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
+                          int N, int K, cudaStream_t stream) {
+    return launch<4>(A, B, C, M, N, K, stream);
+}
+
+TileConfig tile_config() { return {BM, BN, BK, STAGES, CONSUMER_WARPGROUPS, 2, THREADS}; }
+
+LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
+
+}  // namespace ladder::step07

@@ -1,0 +1,344 @@
+#!/usr/bin/env python3
+"""exercises.py: keep every step's exercise.cu in step with its gemm.cu.
+
+An exercise file is a copy of the step's gemm.cu in which a few regions are cut out and
+replaced by a stub. A region is everything from a line containing
+    // EXERCISE BEGIN: <short title>
+to the next line containing
+    // EXERCISE END
+(both marker lines included). Outside the regions the two files must be identical.
+
+    python3 common/exercises.py check [--root DIR] [FILE.cu ...]
+        For every NN_*/exercise.cu (or the files named): markers balanced, not nested,
+        titled; and every line outside the regions equal to gemm.cu in the same folder
+        (difflib, line by line: every difference must lie inside a region). Exit 1 with
+        file:line messages otherwise.
+
+    python3 common/exercises.py sync [--root DIR] [--base REV] [--dry-run] [FILE.cu ...]
+        Rewrite each exercise.cu from the CURRENT gemm.cu, keeping every region's text,
+        each placed where the lines it replaced now are. The exercise was made from some
+        earlier gemm.cu (the base: gemm.cu at git revision REV, default HEAD); difflib
+        between base and current says where each replaced span moved. Refuses (exit 1,
+        nothing written for that file) when it cannot tell: lines were inserted exactly
+        at the edge of a replaced span (inside or outside the region?), a changed hunk
+        crosses that edge, or the span is gone. Without a clean base it aligns the
+        exercise with the current gemm.cu directly (two-way, flagged in its report:
+        review those regions). Run `check` after.
+
+A student may run `check` on their own exercise.cu: it passes as long as they only edited
+inside the regions.
+"""
+import argparse
+import difflib
+import pathlib
+import re
+import sys
+
+BEGIN = re.compile(r"//\s*EXERCISE BEGIN:\s*(\S.*?)\s*$")
+END = re.compile(r"//\s*EXERCISE END\b")
+MARKER_WORDS = re.compile(r"EXERCISE (BEGIN|END)")
+
+
+class ExerciseError(Exception):
+    pass
+
+
+class Region:
+    def __init__(self, title, begin, end):
+        self.title = title
+        self.begin = begin  # index of the BEGIN marker line (0-based)
+        self.end = end      # index of the END marker line (0-based)
+
+    def describe(self, path):
+        return f"{path}:{self.begin + 1}-{self.end + 1} region '{self.title}'"
+
+
+def read_lines(path):
+    return pathlib.Path(path).read_text(encoding="utf-8").splitlines(keepends=True)
+
+
+def parse_regions(lines, path):
+    """The marked regions of an exercise file; raises ExerciseError on bad markers."""
+    regions = []
+    open_region = None
+    for i, line in enumerate(lines):
+        begin = BEGIN.search(line)
+        end = END.search(line)
+        if begin:
+            if open_region is not None:
+                raise ExerciseError(f"{path}:{i + 1}: EXERCISE BEGIN inside the region opened at "
+                                    f"line {open_region[1] + 1} (regions do not nest)")
+            open_region = (begin.group(1), i)
+        elif end:
+            if open_region is None:
+                raise ExerciseError(f"{path}:{i + 1}: EXERCISE END without an EXERCISE BEGIN")
+            regions.append(Region(open_region[0], open_region[1], i))
+            open_region = None
+        elif MARKER_WORDS.search(line):
+            raise ExerciseError(f"{path}:{i + 1}: malformed marker (write "
+                                f"'// EXERCISE BEGIN: <title>' or '// EXERCISE END')")
+    if open_region is not None:
+        raise ExerciseError(f"{path}:{open_region[1] + 1}: EXERCISE BEGIN '{open_region[0]}' "
+                            f"is never closed by an EXERCISE END")
+    return regions
+
+
+def collapse(lines, regions):
+    """The exercise with each region replaced by one placeholder line that matches nothing.
+    Returns (collapsed lines, for each collapsed line the exercise line index it stands for
+    or the region it stands for)."""
+    out, origin = [], []
+    i = 0
+    for r in regions:
+        while i < r.begin:
+            out.append(lines[i])
+            origin.append(i)
+            i += 1
+        out.append(f"\0region {r.begin}\n")
+        origin.append(r)
+        i = r.end + 1
+    while i < len(lines):
+        out.append(lines[i])
+        origin.append(i)
+        i += 1
+    return out, origin
+
+
+def opcodes(a, b):
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+
+
+def solution_for(exercise_path):
+    return pathlib.Path(exercise_path).with_name("gemm.cu")
+
+
+def check_file(exercise_path):
+    """A list of error messages (empty: the file is fine)."""
+    exercise_path = pathlib.Path(exercise_path)
+    solution_path = solution_for(exercise_path)
+    if not solution_path.exists():
+        return [f"{exercise_path}: no gemm.cu next to it"]
+    ex = read_lines(exercise_path)
+    sol = read_lines(solution_path)
+    for i, line in enumerate(sol):
+        if MARKER_WORDS.search(line):
+            return [f"{solution_path}:{i + 1}: a solution file must not contain exercise markers"]
+    try:
+        regions = parse_regions(ex, exercise_path)
+    except ExerciseError as e:
+        return [str(e)]
+    if not regions:
+        return [f"{exercise_path}: no '// EXERCISE BEGIN: <title>' region"]
+    collapsed, origin = collapse(ex, regions)
+    errors = []
+    for tag, i1, i2, j1, j2 in opcodes(collapsed, sol):
+        if tag == "equal":
+            continue
+        outside = [origin[k] for k in range(i1, i2) if not isinstance(origin[k], Region)]
+        if not outside and i1 < i2:
+            continue  # only region placeholders on the exercise side: a stub replacing lines
+        sol_range = f"{solution_path}:{j1 + 1}-{j2}" if j2 > j1 else f"{solution_path} (no line)"
+        if outside:
+            where = f"{exercise_path}:{outside[0] + 1}"
+            if len(outside) > 1:
+                where += f"-{outside[-1] + 1}"
+            errors.append(f"{where}: differs from {sol_range} outside any EXERCISE region")
+        else:
+            # lines of gemm.cu with no counterpart in the exercise, between two outside lines
+            at = origin[i1 - 1] + 2 if i1 > 0 else 1
+            errors.append(f"{exercise_path}:{at}: {solution_path}:{j1 + 1}-{j2} is missing here, "
+                          f"outside any EXERCISE region")
+    return errors
+
+
+def solution_spans(exercise_lines, regions, solution_lines):
+    """For an exercise that checks clean against solution_lines: the [start, end) span of
+    solution lines each region stands for, or None when it does not check clean."""
+    collapsed, origin = collapse(exercise_lines, regions)
+    spans = {}
+    for tag, i1, i2, j1, j2 in opcodes(collapsed, solution_lines):
+        if tag == "equal":
+            continue
+        on_exercise_side = [origin[k] for k in range(i1, i2)]
+        if len(on_exercise_side) != 1 or not isinstance(on_exercise_side[0], Region):
+            return None
+        spans[on_exercise_side[0].begin] = (j1, j2)
+    if len(spans) != len(regions):
+        return None
+    return [spans[r.begin] for r in regions]
+
+
+def two_way_spans(exercise_lines, regions, solution_lines):
+    """Like solution_spans, but lines outside the regions may differ (they are taken from
+    solution_lines): only a hunk that holds a region must hold nothing else."""
+    collapsed, origin = collapse(exercise_lines, regions)
+    spans = {}
+    for tag, i1, i2, j1, j2 in opcodes(collapsed, solution_lines):
+        held = [origin[k] for k in range(i1, i2) if isinstance(origin[k], Region)]
+        if not held:
+            continue
+        if i2 - i1 != 1:
+            return None
+        spans[held[0].begin] = (j1, j2)
+    if len(spans) != len(regions):
+        return None
+    return [spans[r.begin] for r in regions]
+
+
+def git_show(root, rev, path):
+    import subprocess
+    rel = pathlib.Path(path).resolve().relative_to(pathlib.Path(root).resolve())
+    try:
+        out = subprocess.run(["git", "-C", str(root), "show", f"{rev}:{rel.as_posix()}"],
+                             capture_output=True, check=True)
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        return None
+    return out.stdout.decode("utf-8").splitlines(keepends=True)
+
+
+def map_boundary(codes, p):
+    """Where the boundary before base line p lies in the new file, or None when lines were
+    inserted exactly there or a changed hunk straddles it (ambiguous)."""
+    for tag, i1, i2, j1, j2 in codes:
+        if tag == "insert" and i1 == p:
+            return None
+        if tag != "equal" and i1 < p < i2:
+            return None
+    for tag, i1, i2, j1, j2 in codes:
+        if tag == "equal" and i1 <= p <= i2:
+            return j1 + (p - i1)
+        if i1 == p:
+            return j1
+        if i2 == p:
+            return j2
+    return None
+
+
+def sync_file(exercise_path, root, base_rev="HEAD", dry_run=False, base_lines=None):
+    """Rewrites exercise_path from the current gemm.cu; returns a report line per region.
+
+    Three-way: `base` is the gemm.cu the exercise was made from (gemm.cu at git revision
+    base_rev when the exercise checks clean against it, else the current one). Each
+    region stands for a span of base lines; base -> current gemm.cu (difflib) says where
+    that span is now. Changes inside a span are the solution's (the stub stays); changes
+    elsewhere are taken. Raises ExerciseError when a span's edge is ambiguous: lines were
+    inserted exactly at it, or a changed hunk crosses it. base_lines (tests) replaces git."""
+    exercise_path = pathlib.Path(exercise_path)
+    solution_path = solution_for(exercise_path)
+    ex = read_lines(exercise_path)
+    new = read_lines(solution_path)
+    regions = parse_regions(ex, exercise_path)
+    if not regions:
+        raise ExerciseError(f"{exercise_path}: no EXERCISE region to keep")
+
+    # The base: gemm.cu at base_rev when the exercise checks clean against it (then lines
+    # added next to a region since are caught), else the current gemm.cu (nothing to do).
+    base = base_lines if base_lines is not None else git_show(root, base_rev, solution_path)
+    spans = solution_spans(ex, regions, base) if base else None
+    two_way = False
+    if spans is None:
+        base, spans = new, solution_spans(ex, regions, new)
+    if spans is None:
+        # No clean base: align the exercise with the current gemm.cu directly. Works when
+        # every change is away from the regions; a line added right next to a region
+        # cannot be told apart from the region's solution, hence the warning.
+        base, spans, two_way = new, two_way_spans(ex, regions, new), True
+        if spans is None:
+            raise ExerciseError(f"{exercise_path}: outside its regions it matches neither the "
+                                f"current {solution_path.name} nor {solution_path.name} at git "
+                                f"revision {base_rev}, and {solution_path.name} changed right "
+                                f"next to a region; pass --base REV with the revision it was "
+                                f"made from, or fix it by hand (check shows where)")
+    codes = opcodes(base, new)
+    out, report, position = [], [], 0
+    for r, (b1, b2) in zip(regions, spans):
+        n1, n2 = map_boundary(codes, b1), map_boundary(codes, b2)
+        if n1 is None or n2 is None:
+            edge = "start" if n1 is None else "end"
+            raise ExerciseError(f"{r.describe(exercise_path)}: {solution_path.name} changed right at "
+                                f"the {edge} of the lines it replaces (base lines {b1 + 1}-{b2}), so "
+                                f"it is not clear whether the new lines belong inside the region. "
+                                f"Place it by hand, then run check")
+        if n2 <= n1:
+            raise ExerciseError(f"{r.describe(exercise_path)}: the lines of {solution_path.name} it "
+                                f"replaced (base lines {b1 + 1}-{b2}) are gone; place it by hand")
+        if n1 < position:
+            raise ExerciseError(f"{r.describe(exercise_path)}: now overlaps the previous region")
+        out.extend(new[position:n1])
+        out.extend(ex[r.begin:r.end + 1])
+        position = n2
+        changed = base[b1:b2] != new[n1:n2]
+        report.append(f"{exercise_path}: region '{r.title}' replaces {solution_path.name} lines "
+                      f"{n1 + 1}-{n2}" + (" (the solution there changed: review the stub)"
+                                          if changed else "")
+                      + (" (two-way: no clean base, so lines added right next to the region "
+                         "were taken into it; review)" if two_way else ""))
+    out.extend(new[position:])
+    if not dry_run:
+        text = "".join(out)
+        if text != "".join(ex):
+            exercise_path.write_text(text, encoding="utf-8")
+    return report
+
+
+def exercise_files(root, names):
+    if names:
+        return [pathlib.Path(n) for n in names]
+    root = pathlib.Path(root)
+    files = []
+    for step in sorted(root.glob("[0-9][0-9]_*")):
+        if (step / "gemm.cu").exists():
+            files.append(step / "exercise.cu")
+    return files
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in ("check", "sync"):
+        p = sub.add_parser(name)
+        p.add_argument("--root", default=pathlib.Path(__file__).resolve().parent.parent,
+                       help="repository root (default: this script's ..)")
+        p.add_argument("files", nargs="*", help="exercise files (default: every NN_*/exercise.cu)")
+        if name == "sync":
+            p.add_argument("--dry-run", action="store_true", help="report, write nothing")
+            p.add_argument("--base", default="HEAD",
+                           help="git revision whose gemm.cu the exercises were made from, used "
+                                "when they no longer check clean against the current one "
+                                "(default HEAD)")
+    args = parser.parse_args(argv)
+
+    files = exercise_files(args.root, args.files)
+    if not files:
+        print(f"exercises.py: no step folders under {args.root}", file=sys.stderr)
+        return 1
+    failed = False
+    for path in files:
+        if not path.exists():
+            print(f"{path}: missing (every step folder needs an exercise.cu)", file=sys.stderr)
+            failed = True
+            continue
+        if args.command == "check":
+            errors = check_file(path)
+            for e in errors:
+                print(e, file=sys.stderr)
+            if errors:
+                failed = True
+            else:
+                print(f"{path}: ok ({len(parse_regions(read_lines(path), path))} region(s))")
+        else:
+            try:
+                for line in sync_file(path, args.root, args.base, args.dry_run):
+                    print(line)
+            except ExerciseError as e:
+                print(f"sync refused: {e}", file=sys.stderr)
+                failed = True
+    if failed:
+        print(f"exercises.py {args.command}: FAILED", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

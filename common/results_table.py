@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Writes the measured numbers into the docs, from the benchmark CSV and nothing else.
+
+    python3 common/results_table.py --csv results/h100/bench.csv
+
+Rewrites, between their markers, the results table of README.md (<!-- results-table -->),
+the table of each step's README.md (<!-- step-numbers -->), and the "// Measured" lines in
+the header of each step's gemm.cu. Run it after committing a new bench.csv, so that every
+number in the docs is one that run measured.
+"""
+import argparse
+import csv
+import math
+import os
+import re
+import sys
+from collections import defaultdict
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+LLM = [(8192, 4096, 4096), (8192, 14336, 4096), (8192, 4096, 14336)]
+ODD = (1000, 1992, 2056)
+
+
+def load(path):
+    rows = list(csv.DictReader(open(path, newline="")))
+    if not rows:
+        sys.exit(f"results_table.py: {path} has no rows")
+    for r in rows:
+        r["step"] = int(r["step"])
+        r["shape"] = (int(r["M"]), int(r["N"]), int(r["K"]))
+        for k in ("ms", "tflops", "cublas_ms", "cublas_tflops", "speedup_vs_cublas", "plan_tflops"):
+            r[k] = float(r[k])
+    return rows
+
+
+def shape_text(s):
+    return f"{s[0]}³" if s[0] == s[1] == s[2] else f"{s[0]}×{s[1]}×{s[2]}"
+
+
+def provenance(rows):
+    devices = sorted({r["device"] for r in rows})
+    dates = sorted({r["date"] for r in rows})
+    cudas = sorted({r["cuda"] for r in rows})
+    return f"{', '.join(devices)}, CUDA {', '.join(cudas)}, {', '.join(dates)}"
+
+
+def index(rows):
+    by = defaultdict(dict)  # (step, name) -> shape -> row
+    for r in rows:
+        by[(r["step"], r["name"])][r["shape"]] = r
+    return by
+
+
+def geomean_llm(cells):
+    xs = [cells[s]["speedup_vs_cublas"] for s in LLM if s in cells]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if len(xs) == len(LLM) else None
+
+
+def number(x):
+    return f"{x:.0f}" if x >= 100 else f"{x:.1f}" if x >= 1 else f"{x:.2g}"
+
+
+def ratio(x):
+    return f"{x:.2f}" if x >= 0.1 else f"{x:.2g}"
+
+
+def fmt_cell(cells, shape):
+    r = cells.get(shape)
+    return f"{number(r['tflops'])} ({ratio(r['speedup_vs_cublas'])}×)" if r else "not timed"
+
+
+def main_table(rows):
+    by = index(rows)
+    cube4, cube8 = (4096,) * 3, (8192,) * 3
+    lines = [
+        f"Measured on {provenance(rows)}: TFLOP/s, and in brackets the speed relative to cuBLAS "
+        "timed in the same process on the same inputs (`results/h100/bench.csv`; plots in "
+        "`results/h100/`).",
+        "",
+        "| step | 4096³ | 8192³ | 1000×1992×2056 | LLM shapes, geomean × cuBLAS | planner bound at 4096³ |",
+        "|---|---|---|---|---|---|",
+    ]
+    for (step, name), cells in sorted(by.items()):
+        g = geomean_llm(cells)
+        plan = cells.get(cube4, {}).get("plan_tflops", 0)
+        lines.append(f"| {step:02d} {name} | {fmt_cell(cells, cube4)} | {fmt_cell(cells, cube8)} | "
+                     f"{fmt_cell(cells, ODD)} | {f'{ratio(g)}×' if g else '–'} | "
+                     f"{f'≤ {plan:.0f}' if plan else 'not modeled'} |")
+    cub = sorted(r["cublas_tflops"] for r in rows if r["shape"] == cube4)
+    if cub:
+        lines += ["", f"cuBLAS at 4096³ measured {cub[0]:.0f} to {cub[-1]:.0f} TFLOP/s across the "
+                  f"{len(cub)} processes (median {cub[len(cub) // 2]:.0f}). LLM shapes: M = 8192 tokens "
+                  "with N×K = 4096×4096, 14336×4096 and 4096×14336."]
+    lines += ["", "![every step vs cuBLAS over the sizes](results/h100/tflops_vs_size.png)",
+              "", "![the ladder at 4096³](results/h100/ladder_4096.png)"]
+    return "\n".join(lines)
+
+
+def step_table(rows, step):
+    mine = [r for r in rows if r["step"] == step]
+    if not mine:
+        return None
+    lines = [f"Measured on {provenance(mine)}, cuBLAS timed in the same process on the same inputs "
+             "(rows of `results/h100/bench.csv`):", "",
+             "| M×N×K | schedule | ms | TFLOP/s | cuBLAS TFLOP/s | × cuBLAS | planner bound | SM MHz |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in mine:
+        variant = r["name"].split(":", 1)[1] if ":" in r["name"] else "–"
+        plan = f"≤ {r['plan_tflops']:.0f} ({r['plan_limiter']})" if r["plan_tflops"] else "not modeled"
+        lines.append(f"| {shape_text(r['shape'])} | {variant} | {r['ms']:.4f} | {r['tflops']:.1f} | "
+                     f"{r['cublas_tflops']:.1f} | {ratio(r['speedup_vs_cublas'])} | {plan} | {r['sm_clock_mhz']} |")
+    timed = {r["shape"] for r in mine}
+    missing = [s for s in [(512,) * 3, (1024,) * 3, (2048,) * 3, (4096,) * 3, (8192,) * 3, ODD] + LLM
+               if s not in timed]
+    if missing:
+        lines += ["", "Not timed on the default sizes (20 runs would exceed the 20 s budget per "
+                  "shape): " + ", ".join(shape_text(s) for s in missing) + "."]
+    return "\n".join(lines)
+
+
+def header_lines(rows, step):
+    by = index([r for r in rows if r["step"] == step])
+    if not by:
+        return None
+    first = [r for r in rows if r["step"] == step][0]  # the step's default schedule comes first
+    name, cells = first["name"], by[(step, first["name"])]
+    parts = []
+    for s in [(4096,) * 3, (8192,) * 3]:
+        if s in cells:
+            parts.append(f"{shape_text(s).replace('³', '^3')} {number(cells[s]['tflops'])} TFLOP/s = "
+                         f"{ratio(cells[s]['speedup_vs_cublas'])}x cuBLAS")
+    g = geomean_llm(cells)
+    if g:
+        parts.append(f"LLM shapes geomean {ratio(g)}x cuBLAS")
+    dev = first["device"]
+    return [f"// Measured ({dev}, CUDA {first['cuda']}, {first['date']}; {name}):",
+            f"//   {'; '.join(parts)}.",
+            "//   Every size and schedule: README.md in this folder, results/h100/bench.csv."]
+
+
+def replace_between(text, begin, end, body, path):
+    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
+    if not pattern.search(text):
+        sys.exit(f"results_table.py: {path} has no {begin} ... {end} markers")
+    return pattern.sub(lambda _: f"{begin}\n{body}\n{end}", text, count=1)
+
+
+def replace_measured_header(text, lines, path):
+    src = text.split("\n")
+    for i, line in enumerate(src):
+        if line.startswith("// Measured"):
+            j = i + 1
+            while j < len(src) and src[j].startswith("//   "):
+                j += 1
+            return "\n".join(src[:i] + lines + src[j:])
+    sys.exit(f"results_table.py: {path} has no '// Measured' header line")
+
+
+def write_if_changed(path, text):
+    old = open(path).read()
+    if old != text:
+        open(path, "w").write(text)
+        print(f"updated {os.path.relpath(path, ROOT)}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--csv", default=os.path.join(ROOT, "results", "h100", "bench.csv"))
+    args = ap.parse_args()
+    rows = load(args.csv)
+    readme = os.path.join(ROOT, "README.md")
+    write_if_changed(readme, replace_between(open(readme).read(), "<!-- results-table -->",
+                                             "<!-- /results-table -->", main_table(rows), readme))
+    for folder in sorted(d for d in os.listdir(ROOT) if re.match(r"0\d_", d)):
+        step = int(folder[:2])
+        table = step_table(rows, step)
+        if table is None:
+            print(f"no rows for step {step}: {folder} left as it is")
+            continue
+        path = os.path.join(ROOT, folder, "README.md")
+        write_if_changed(path, replace_between(open(path).read(), "<!-- step-numbers -->",
+                                               "<!-- /step-numbers -->", table, path))
+        path = os.path.join(ROOT, folder, "gemm.cu")
+        write_if_changed(path, replace_measured_header(open(path).read(), header_lines(rows, step), path))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The ctest test exercise<N> (label exercise-N): the GPU correctness checks of one step,
+# run against whatever file the step was built from (exercise.cu in an exercise build),
+# each command under a time limit, and on failure a hint that says where to look.
+#   run_exercise.sh <step> <source file> <ladder_gpu_tests> <step executable>
+# Exit 0 pass, 1 fail, 77 (ctest: skipped) when this machine has no GPU for the step.
+# LADDER_EXERCISE_TIMEOUT (seconds per command, default 60) bounds a hang; with
+# LADDER_GPU_LOCK=<file> every command first takes that lock (flock), so that a class
+# sharing one GPU runs its checks one at a time.
+set -u
+step=$1
+source_file=$2
+gpu_tests=$3
+step_exe=$4
+limit=${LADDER_EXERCISE_TIMEOUT:-60}
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+echo "exercise ${step}: checking step ${step} built from ${source_file}"
+
+# Runs one command under the time limit (and the class lock), output to the terminal and
+# to $log. Returns the command's exit status; 124 when it ran out of time.
+run() {
+  local cmd=("$@")
+  if [ -n "${LADDER_GPU_LOCK:-}" ] && command -v flock >/dev/null; then
+    cmd=(flock "$LADDER_GPU_LOCK" "${cmd[@]}")
+  fi
+  echo "+ $*"
+  timeout --kill-after=10 "$limit" "${cmd[@]}" 2>&1 | tee -a "$log"
+  return "${PIPESTATUS[0]}"
+}
+
+# 1. The step's own check on small shapes: it prints the first wrong element (row, col,
+#    got, want) and how many elements are NaN (never written).
+run "$step_exe" --check --sizes small
+exe_rc=$?
+if [ "$exe_rc" -eq 77 ]; then
+  echo "SKIP: no GPU here that can run step ${step}"
+  exit 77
+fi
+
+# 2. The GoogleTest cases of this step: the check shapes, shapes that stress its pipeline
+#    (K of one k-block, of STAGES +- 1 k-blocks, a K tail, M and N one past a tile), bad
+#    input, and for step 7 the cluster sizes against each other.
+filter="*/0${step}_*"
+[ "$step" -eq 7 ] && filter="${filter}:GpuStep07.*"
+run "$gpu_tests" --gtest_filter="$filter" --gtest_brief=1
+tests_rc=$?
+
+if [ "$exe_rc" -eq 0 ] && [ "$tests_rc" -eq 0 ]; then
+  echo "PASS: exercise ${step}: step ${step} is correct on every tested shape"
+  exit 0
+fi
+
+echo
+echo "FAIL: exercise ${step} (step executable: exit ${exe_rc}, GPU tests: exit ${tests_rc})"
+if [ "$exe_rc" -eq 124 ] || [ "$tests_rc" -eq 124 ] || [ "$exe_rc" -eq 137 ] ||
+   [ "$tests_rc" -eq 137 ] || grep -q "LADDER_HANG_TRAP" "$log"; then
+  echo "hang detected: a barrier phase or arrival count is wrong"
+  echo "  (a wait on an mbarrier never completed: the hang trap of the exercise build stopped"
+  echo "  the kernel after ~2 s, or the command ran past ${limit} s and was killed. A"
+  echo "  LADDER_HANG_TRAP line above, if any, names the barrier and the block.)"
+fi
+if grep -qE "FAILED: [1-9][0-9]* non-finite|left unwritten" "$log"; then
+  echo "NaN in C means some elements were never written: the kernel stopped early (a trap or"
+  echo "  a fault, see above), or the epilogue skipped them."
+fi
+if grep -q "different bits: a race" "$log"; then
+  echo "Two runs gave different bits: a race. Something reads shared memory before it has"
+  echo "  landed, or overwrites it while it is still being read."
+fi
+case "$step" in
+  1) echo "hint (step 1): C[m,n] is the dot product of row m of A and row n of B (B is N x K:"
+     echo "  B[n,k] sits at n*K + k). Start the sum at 0, run k over all of K, use size_t offsets." ;;
+  2) echo "hint (step 2): all of C zero: no chunk is ever copied (every predicate false)."
+     echo "  Wrong only in the last rows or columns of C (M=127, N=129, ...): the row bound."
+     echo "  Wrong only when K is not a multiple of 64 (K=72, 200, 520, 2056): the column bound."
+     echo "  A predicate that is too generous reads past A or B: run"
+     echo "  ctest --test-dir build -R sanitizer_memcheck_step2 to see the bad read." ;;
+  3) echo "hint (step 3): a hang on the full barrier means its phase never completes: it needs"
+     echo "  the arrivals it was initialised with AND the bytes announced by expect_tx. Count"
+     echo "  who arrives per k-block, and the bytes of BOTH boxes, the full box even at an edge." ;;
+  4) echo "hint (step 4): correct for K <= 256 but not beyond means the ring's second lap is"
+     echo "  wrong: k-block kb is use kb / STAGES of its slot, and every wait must name the parity"
+     echo "  of that use, for the full AND the empty barrier. Flip the bit when the slot wraps." ;;
+  5) echo "hint (step 5): every value wrong but no hang: the tensor core reads the tiles in the"
+     echo "  wrong layout. Check each descriptor field: the address >> 4, the stride byte offset"
+     echo "  (8 rows x 128 B), the 128B swizzle mode in bits 62-63, a leading byte offset of 16." ;;
+  6) echo "hint (step 6): a hang on the full barrier: fills missing or in the wrong order, or"
+     echo "  the wrong byte count. A hang on the empty barrier: its first-lap parity (a fresh"
+     echo "  barrier counts its 'previous' phase, parity 1, as complete). PingPong fails alone:"
+     echo "  the A rows of half 1, or the order of the fills (half * KB + kb)." ;;
+  7) echo "hint (step 7): cluster1 passes but cluster2/4 hang: a hang on the full barrier means"
+     echo "  some CTA never receives a slice of B (the multicast mask: bit r = CTA rank r); a"
+     echo "  hang on the empty barrier means a producer never hears from every consumer of the"
+     echo "  cluster (one remote arrival per CTA rank, through mapa.shared::cluster)." ;;
+esac
+echo "Stuck? EXERCISES.md in the step's folder, then diff exercise.cu against gemm.cu."
+exit 1

@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""libladder.so through Python's ctypes: the C API is callable from another language, and
+bad input comes back as an error code with a message (no GPU is needed for this test).
+
+    test_ctypes.py /path/to/libladder.so
+"""
+import ctypes
+import sys
+
+lib = ctypes.CDLL(sys.argv[1])
+lib.ladder_gemm.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                            ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
+lib.ladder_last_error.restype = ctypes.c_char_p
+lib.ladder_step_name.restype = ctypes.c_char_p
+
+failures = []
+
+
+def expect(condition, what):
+    print(("ok   " if condition else "FAIL ") + what)
+    if not condition:
+        failures.append(what)
+
+
+expect(lib.ladder_step_count() == 7, "seven steps")
+names = [lib.ladder_step_name(i).decode() for i in range(1, 8)]
+expect(names[0] == "01_naive" and names[6] == "07_clusters_multicast", f"step names {names}")
+expect(lib.ladder_step_name(0) is None, "no step 0")
+for step in range(1, 8):
+    rc = lib.ladder_gemm(step, 0x10000, 0x20000, 0x30000, 64, 64, 12, None)
+    msg = lib.ladder_last_error().decode()
+    expect(rc != 0 and "multiple of 8" in msg, f"step {step} refuses K=12: {msg}")
+rc = lib.ladder_gemm(9, 0x10000, 0x20000, 0x30000, 64, 64, 64, None)
+expect(rc != 0 and "no step 9" in lib.ladder_last_error().decode(), "step 9 refused")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""The timeline plot script renders the synthetic fixture CSV into real PNGs (one per step)."""
+import os
+import subprocess
+import sys
+import tempfile
+
+here = os.path.dirname(os.path.abspath(__file__))
+plot = os.path.join(here, "..", "common", "plot_timeline.py")
+fixture = os.path.join(here, "fixtures", "timeline_small.csv")  # synthetic: steps 3 and 6
+
+
+def run(*args):
+    result = subprocess.run([sys.executable, plot, *args], capture_output=True, text=True)
+    print(result.stdout, result.stderr)
+    return result
+
+
+def check_png(path):
+    if not os.path.exists(path):
+        sys.exit(f"FAIL: {path} was not written")
+    with open(path, "rb") as f:
+        head = f.read(8)
+    if head != b"\x89PNG\r\n\x1a\n" or os.path.getsize(path) < 10_000:
+        sys.exit(f"FAIL: {path} is not a plausible PNG ({os.path.getsize(path)} bytes)")
+    print(f"ok {os.path.basename(path)}: {os.path.getsize(path)} bytes")
+
+
+with tempfile.TemporaryDirectory() as out:
+    # A directory: one chart per (step, variant) in the CSV.
+    if run("--csv", fixture, "--out", out).returncode != 0:
+        sys.exit("FAIL: plot_timeline.py failed on the fixture")
+    for name in ("timeline_step03.png", "timeline_step06_cooperative.png"):
+        check_png(os.path.join(out, name))
+
+    # One step's rows to one named PNG, with the globaltimer axis and one CTA.
+    step3 = os.path.join(out, "step3.csv")
+    with open(fixture) as src, open(step3, "w") as dst:
+        lines = src.readlines()
+        dst.writelines([lines[0]] + [l for l in lines[1:] if l.startswith("3,")])
+    single = os.path.join(out, "single.png")
+    if run("--csv", step3, "--out", single, "--clock", "globaltimer", "--ctas", "1").returncode != 0:
+        sys.exit("FAIL: plot_timeline.py failed on one step to one PNG")
+    check_png(single)
+
+    # Several steps cannot go to one PNG, and a CSV without the needed columns is refused.
+    result = run("--csv", fixture, "--out", os.path.join(out, "both.png"))
+    if result.returncode == 0 or "directory" not in result.stderr:
+        sys.exit("FAIL: several steps into one PNG was not refused")
+    bad = os.path.join(out, "bad.csv")
+    with open(bad, "w") as f:
+        f.write("step,cta\n3,0\n")
+    result = run("--csv", bad, "--out", out)
+    if result.returncode == 0 or "missing column" not in result.stderr:
+        sys.exit(f"FAIL: a CSV without the needed columns was not refused: {result.stderr}")
+    print("ok: bad input refused")
