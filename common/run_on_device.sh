@@ -4,17 +4,23 @@
 # table last. Logs and results go to $OUT (default ./device-out).
 #
 #   common/run_on_device.sh [--tests-only | --bench-only] [--hang-trap] [--quick]
+#                            [--timeline] [--exercises]
+#   --timeline   also build with -DLADDER_TIMELINE=ON, record steps 03-07 and draw the charts
+#   --exercises  also build the exercise configuration: the stubs must fail (with hints),
+#                the solutions must pass the same exercise-N tests
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
-mode=all; trap_opt=OFF; sizes_arg=""
+mode=all; trap_opt=OFF; sizes_arg=""; timeline=0; exercises=0
 for arg in "$@"; do
   case $arg in
     --tests-only) mode=tests ;;
     --bench-only) mode=bench ;;
     --hang-trap) trap_opt=ON ;;
     --quick) sizes_arg="--sizes quick" ;;
+    --timeline) timeline=1 ;;
+    --exercises) exercises=1 ;;
     *) echo "unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -42,6 +48,33 @@ if [ "$mode" != bench ]; then
   (cd $build && ctest -L gpu -LE sanitizer --output-on-failure -j4 --timeout 180 2>&1 | tail -60) | tee -a "$OUT/tests.log"
   (cd $build && ctest -L sanitizer --output-on-failure -j4 --timeout 300 2>&1 | tail -40) | tee -a "$OUT/tests.log"
   cp $build/Testing/Temporary/LastTest.log "$OUT/ctest_last.log" 2>/dev/null
+fi
+
+if [ $timeline = 1 ]; then
+  log "timeline build" | tee "$OUT/timeline.log"
+  mkdir -p "$results"
+  {
+    cmake -S . -B build-timeline -G Ninja -DCMAKE_BUILD_TYPE=Release -DLADDER_TIMELINE=ON \
+          -DLADDER_BUILD_TESTS=OFF >/dev/null && cmake --build build-timeline >/dev/null || echo "timeline build FAILED"
+    for s in 3 4 5 6 7; do
+      ./build-timeline/step-$s --check --sizes small | tail -1
+      ./build-timeline/step-$s --timeline "$results/timeline_step0$s.csv" | tail -2
+    done
+    ./build-timeline/step-6 --variant pingpong --timeline "$results/timeline_step06_pingpong.csv" | tail -1
+    for f in "$results"/timeline_step0*.csv; do python3 common/plot_timeline.py --csv "$f" --out "${f%.csv}.png"; done
+  } 2>&1 | tee -a "$OUT/timeline.log"
+fi
+
+if [ $exercises = 1 ]; then
+  log "exercises: stubs must fail with hints, solutions must pass" | tee "$OUT/exercises.log"
+  {
+    cmake -S . -B build-ex -G Ninja -DLADDER_EXERCISES=ON -DLADDER_EXERCISE_TIMEOUT=30 >/dev/null &&
+      cmake --build build-ex >/dev/null || echo "exercise build FAILED"
+    (cd build-ex && ctest -L exercise --timeout 200 --output-on-failure 2>&1 | grep -E "hint|hang|NaN|race|FAILED|Passed|Failed|tests passed|wrong" | head -60)
+    cmake -S . -B build-sol -G Ninja -DLADDER_EXERCISES=ON -DLADDER_EXERCISE_STEPS=none >/dev/null &&
+      cmake --build build-sol >/dev/null || echo "solution build FAILED"
+    (cd build-sol && ctest -L exercise --timeout 300 2>&1 | tail -12)
+  } 2>&1 | tee -a "$OUT/exercises.log"
 fi
 
 if [ "$mode" != tests ]; then
