@@ -17,6 +17,7 @@ for arg in "$@"; do
   case $arg in
     --tests-only) mode=tests ;;
     --bench-only) mode=bench ;;
+    --extras-only) mode=extras ;;  # only what --timeline / --exercises ask for
     --hang-trap) trap_opt=ON ;;
     --quick) sizes_arg="--sizes quick" ;;
     --timeline) timeline=1 ;;
@@ -42,7 +43,7 @@ log() { echo "[$(date +%H:%M:%S)] $*"; }
   log "build done"
 } 2>&1 | tee "$OUT/build.log"
 
-if [ "$mode" != bench ]; then
+if [ "$mode" = all ] || [ "$mode" = tests ]; then
   log "tests" | tee "$OUT/tests.log"
   (cd $build && ctest -L cpu --output-on-failure -j8 2>&1 | tail -15) | tee -a "$OUT/tests.log"
   (cd $build && ctest -L gpu -LE sanitizer --output-on-failure -j4 --timeout 180 2>&1 | tail -60) | tee -a "$OUT/tests.log"
@@ -77,7 +78,7 @@ if [ $exercises = 1 ]; then
   } 2>&1 | tee -a "$OUT/exercises.log"
 fi
 
-if [ "$mode" != tests ]; then
+if [ "$mode" = all ] || [ "$mode" = bench ]; then
   mkdir -p "$results"
   rm -f "$results/bench.csv"
   for exe in $(ls $build/step-[0-9] | sort); do
