@@ -38,10 +38,12 @@
 #include <climits>
 #include <cstdint>
 
+#include "mma_sync.cuh"  // swizzled_offset, ldmatrix_x4, mma_m16n8k16_bf16: taught in step 02
 #include "spin_guard.cuh"
 #include "step_api.h"
 #include "tensor_map.h"
 #include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
+#include "tma.cuh"  // wait_barrier, tma_load_2d, arrive_expect_tx: taught in step 03
 
 namespace ladder::step04 {
 
@@ -127,96 +129,14 @@ static_assert(SMEM_BYTES <= 227 * 1024, "fits an H100 (227 KB per block)");
 static_assert(STAGES >= 3, "one slot read, one landing, one being refilled");
 
 // -------------------------------------------------------------------------------------
-// Device helpers carried over from step 02
+// Device helpers carried over from steps 02 and 03
 // -------------------------------------------------------------------------------------
+// (swizzled_offset, ldmatrix_x4 and mma_m16n8k16_bf16 come from mma_sync.cuh; wait_barrier,
+// tma_load_2d and arrive_expect_tx from tma.cuh.)
 
 // How many tiles of size `tile` cover x >= 1 elements; (x + tile - 1) / tile would
 // overflow int for x close to INT_MAX.
 __host__ __device__ constexpr int ceil_div(int x, int tile) { return (x - 1) / tile + 1; }
-
-// Byte offset of 16-byte chunk `chunk` (0..7) of row `row` inside one k-block of A or B.
-// Rows are 128 bytes, i.e. exactly one pass over the 32 banks (4 bytes each). Unswizzled,
-// chunk c of every row would sit on the same 4 banks, and ldmatrix (which reads chunk c
-// of 8 consecutive rows at once) would serialize 8 ways. XOR-ing the chunk index with
-// row % 8 sends chunk c of rows r..r+7 to 8 different 16-byte bank groups: conflict-free.
-// This is exactly the layout CU_TENSOR_MAP_SWIZZLE_128B makes the copy engine write (on
-// a 1024-byte aligned tile), so here it only has to be undone on the read side.
-__device__ __forceinline__ uint32_t swizzled_offset(int row, int chunk) {
-    return static_cast<uint32_t>(row * ROW_BYTES + ((chunk ^ (row % 8)) * CHUNK_BYTES));
-}
-
-// PTX ISA "ldmatrix": a warp loads four 8x8 bf16 matrices from shared memory.
-//   ldmatrix.sync.aligned.m8n8.x4.shared.b16 {r0, r1, r2, r3}, [addr];
-// Lanes 8q..8q+7 give the addresses of the 8 rows (16 bytes each) of matrix q; every
-// lane then receives register q = row lane/4, elements 2*(lane%4) and 2*(lane%4)+1 of
-// matrix q, which is exactly the register layout mma.sync wants. SASS: LDSM.16.M88.4.
-__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t smem_addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(smem_addr));
-}
-
-// PTX ISA "mma.sync.aligned.m16n8k16" (Matrix Fragments for mma.m16n8k16), with
-// g = lane / 4 and t = lane % 4:
-//   a[0..3] (16x16, row-major): a[0] = A[g][2t..2t+1],   a[1] = A[g+8][2t..2t+1],
-//                               a[2] = A[g][2t+8..+9],   a[3] = A[g+8][2t+8..+9]
-//   b[0..1] (16x8, "col" = stored n-major, k contiguous): b[0] = B[k=2t..2t+1][n=g],
-//                                                         b[1] = B[k=2t+8..+9][n=g]
-//   d[0..3] (16x8 fp32): d[0..1] = D[g][2t..2t+1], d[2..3] = D[g+8][2t..2t+1]
-// The warp stalls on the result before it can use d: synchronous. SASS: HMMA.16816.F32.BF16.
-__device__ __forceinline__ void mma_m16n8k16_bf16(float (&d)[4], const uint32_t (&a)[4],
-                                                  const uint32_t (&b)[2]) {
-    asm(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
-// -------------------------------------------------------------------------------------
-// Device helpers carried over from step 03
-// -------------------------------------------------------------------------------------
-
-// PTX ISA "mbarrier.try_wait": wait until the phase of `barrier` whose parity is `phase`
-// has completed. An mbarrier counts phases 0, 1, 2, ...; try_wait.parity only names the
-// low bit, so a waiter must never fall two phases behind (the pipeline guarantees it).
-//   CCCL: cuda::ptx::mbarrier_try_wait_parity(barrier, phase)
-//   PTX:  mbarrier.try_wait.parity.shared::cta.b64 done, [barrier], phase;
-// try_wait suspends the thread for a hardware-chosen time before answering "not yet", so
-// the loop does not hammer shared memory. It has acquire semantics: what the completed
-// phase published (the TMA's bytes) is visible afterwards. SASS: SYNCS.PHASECHK.TRANS64.
-__device__ __forceinline__ void wait_barrier(uint64_t* barrier, uint32_t phase,
-                                             const char* what) {
-    SpinGuard guard;
-    while (!cuda::ptx::mbarrier_try_wait_parity(barrier, phase)) guard.check(what);
-}
-
-// PTX ISA "cp.async.bulk.tensor": the copy engine fetches one box of a tensor map into
-// shared memory and counts its bytes off `barrier`'s transaction count ("complete_tx").
-//   CCCL: cuda::ptx::cp_async_bulk_tensor(space_cluster, space_global, dst, map, {x, y}, bar)
-//   PTX:  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-//             [dst], [map, {x, y}], [bar];
-// Coordinates are elements, innermost first: x = column (k), y = row. A CTA's own shared
-// memory address is a valid .shared::cluster address, so this works without clusters.
-// SASS: UTMALDG.2D.
-__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int x, int y,
-                                            uint64_t* barrier) {
-    const int32_t coords[2] = {x, y};
-    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map,
-                                    coords, barrier);
-}
-
-// PTX ISA "mbarrier.arrive.expect_tx": one arrival on `barrier`, and raise its pending
-// transaction count by `bytes`. The phase completes when every expected arrival has come
-// AND the transaction count is back to zero, i.e. when all the bytes have landed.
-//   CCCL: cuda::ptx::mbarrier_arrive_expect_tx(sem_release, scope_cta, space_shared, bar, bytes)
-//   PTX:  mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, [bar], bytes;
-// (The libcu++ spelling of the same thing is cuda::device::barrier_arrive_tx on a
-// cuda::barrier<thread_scope_block>.) SASS: SYNCS.ARRIVE.TRANS64.
-__device__ __forceinline__ void arrive_expect_tx(uint64_t* barrier, uint32_t bytes) {
-    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
-                                         cuda::ptx::space_shared, barrier, bytes);
-}
 
 // -------------------------------------------------------------------------------------
 // Device helpers new to this step

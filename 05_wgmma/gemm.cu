@@ -39,10 +39,12 @@
 #include <climits>
 #include <cstdint>
 
+#include "pipeline.cuh"  // warp_arrive: taught in step 04
 #include "spin_guard.cuh"
 #include "step_api.h"
 #include "tensor_map.h"
 #include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
+#include "tma.cuh"  // wait_barrier, tma_load_2d, arrive_expect_tx: taught in step 03
 #include "wgmma_descriptor.h"
 
 namespace ladder::step05 {
@@ -128,74 +130,14 @@ static_assert(SMEM_BYTES <= SMEM_PER_BLOCK_OPTIN, "fits an H100 (227 KB per bloc
 static_assert(STAGES >= 3, "one slot read, one landing, one being refilled");
 
 // -------------------------------------------------------------------------------------
-// Device helpers carried over from step 02
+// Device helpers carried over from steps 02 to 04
 // -------------------------------------------------------------------------------------
+// (wait_barrier, tma_load_2d and arrive_expect_tx come from tma.cuh; warp_arrive from
+// pipeline.cuh.)
 
 // How many tiles of size `tile` cover x >= 1 elements; (x + tile - 1) / tile would
 // overflow int for x close to INT_MAX.
 __host__ __device__ constexpr int ceil_div(int x, int tile) { return (x - 1) / tile + 1; }
-
-// -------------------------------------------------------------------------------------
-// Device helpers carried over from step 03
-// -------------------------------------------------------------------------------------
-
-// PTX ISA "mbarrier.try_wait": wait until the phase of `barrier` whose parity is `phase`
-// has completed. An mbarrier counts phases 0, 1, 2, ...; try_wait.parity only names the
-// low bit, so a waiter must never fall two phases behind (the pipeline guarantees it).
-//   CCCL: cuda::ptx::mbarrier_try_wait_parity(barrier, phase)
-//   PTX:  mbarrier.try_wait.parity.shared::cta.b64 done, [barrier], phase;
-// try_wait suspends the thread for a hardware-chosen time before answering "not yet", so
-// the loop does not hammer shared memory. It has acquire semantics: what the completed
-// phase published (the TMA's bytes) is visible afterwards. SASS: SYNCS.PHASECHK.TRANS64.
-__device__ __forceinline__ void wait_barrier(uint64_t* barrier, uint32_t phase,
-                                             const char* what) {
-    SpinGuard guard;
-    while (!cuda::ptx::mbarrier_try_wait_parity(barrier, phase)) guard.check(what);
-}
-
-// PTX ISA "cp.async.bulk.tensor": the copy engine fetches one box of a tensor map into
-// shared memory and counts its bytes off `barrier`'s transaction count ("complete_tx").
-//   CCCL: cuda::ptx::cp_async_bulk_tensor(space_cluster, space_global, dst, map, {x, y}, bar)
-//   PTX:  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-//             [dst], [map, {x, y}], [bar];
-// Coordinates are elements, innermost first: x = column (k), y = row. A CTA's own shared
-// memory address is a valid .shared::cluster address, so this works without clusters.
-// SASS: UTMALDG.2D.
-__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int x, int y,
-                                            uint64_t* barrier) {
-    const int32_t coords[2] = {x, y};
-    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map,
-                                    coords, barrier);
-}
-
-// PTX ISA "mbarrier.arrive.expect_tx": one arrival on `barrier`, and raise its pending
-// transaction count by `bytes`. The phase completes when every expected arrival has come
-// AND the transaction count is back to zero, i.e. when all the bytes have landed.
-//   CCCL: cuda::ptx::mbarrier_arrive_expect_tx(sem_release, scope_cta, space_shared, bar, bytes)
-//   PTX:  mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, [bar], bytes;
-// (The libcu++ spelling of the same thing is cuda::device::barrier_arrive_tx on a
-// cuda::barrier<thread_scope_block>.) SASS: SYNCS.ARRIVE.TRANS64.
-__device__ __forceinline__ void arrive_expect_tx(uint64_t* barrier, uint32_t bytes) {
-    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
-                                         cuda::ptx::space_shared, barrier, bytes);
-}
-
-// -------------------------------------------------------------------------------------
-// Device helpers carried over from step 04
-// -------------------------------------------------------------------------------------
-
-// The consumer side of the empty barrier: one arrival per warp, once the warp is done
-// with the slot. Here "done" means the warp's wgmma.wait_group has returned for the
-// group that read it (see the main loop); wait_group is .sync.aligned, so all 32 lanes
-// pass it together and lane 0 may speak for the warp. The arrival has release semantics,
-// so the producer's acquiring wait on the completed phase comes after all the reads.
-// Hence the empty barrier is initialised with WARPS arrivals.
-//   CCCL: cuda::ptx::mbarrier_arrive(barrier)
-//   PTX:  mbarrier.arrive.shared.b64 state, [barrier];   (.release.cta is the default)
-__device__ __forceinline__ void warp_arrive(uint64_t* barrier, int lane) {
-    __syncwarp();
-    if (lane == 0) cuda::ptx::mbarrier_arrive(barrier);
-}
 
 // -------------------------------------------------------------------------------------
 // Device helpers new to this step
@@ -413,7 +355,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         // K-block kb-1 was use (kb-1)/STAGES of its slot: its release completes phase
         // (kb-1)/STAGES of the empty barrier, parity prev_phase. No deadlock: warp 0
         // has arrived before thread 0 waits, and while it waits, group kb of its
-        // warpgroup keeps the tensor cores busy.
+        // warpgroup keeps the tensor cores busy. A warp is done with the slot once its
+        // wait_group has returned for the group that read it; wait_group is .sync.aligned,
+        // so all 32 lanes pass it together and warp_arrive's lane 0 may speak for the warp.
         if (kb > 0) {
             warp_arrive(&s.empty_barrier[prev_stage], lane);
             LADDER_TIMELINE_CONSUMER(warp % 4 == 0 && lane == 0, warpgroup, Release, kb - 1);

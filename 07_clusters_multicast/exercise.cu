@@ -48,6 +48,10 @@
 #include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
 #include "step_api.h"
 #include "tensor_map.h"
+#include "tma.cuh"  // wait_barrier, tma_load_2d, arrive_expect_tx: taught in step 03
+// setmaxnreg_dec/inc, named_barrier_sync, store_pair, advance: taught in step 06
+#include "warp_specialization.cuh"
+#include "wgmma.cuh"  // smem_descriptor, wgmma_*, fence_accumulators: taught in step 05
 
 namespace ladder::step07 {
 
@@ -141,185 +145,18 @@ static_assert(SMEM_BYTES == 231424, "the derivation above");
 static_assert(SMEM_BYTES <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
 
 // -------------------------------------------------------------------------------------
-// Device helpers carried over from step 05
+// Device helpers carried over from steps 03 to 06
 // -------------------------------------------------------------------------------------
-// Waits until the phase of `barrier` with parity `phase` has completed.
-// CCCL: cuda::ptx::mbarrier_try_wait_parity(bar, phase)
-// PTX:  mbarrier.try_wait.parity.shared::cta.b64 p, [bar], phase;
-//       (PTX ISA "mbarrier.test_wait/mbarrier.try_wait")
-__device__ __forceinline__ void wait_barrier(uint64_t* barrier, uint32_t phase,
-                                             const char* what) {
-    SpinGuard guard;
-    while (!cuda::ptx::mbarrier_try_wait_parity(barrier, phase)) guard.check(what);
-}
-
-// One k-block of one operand: a {BK columns, rows} box at (k0, row0) into `dst`, whose
-// bytes complete_tx on `barrier`. Elements past the matrix edge arrive as zeros.
-// CCCL: cuda::ptx::cp_async_bulk_tensor(space_cluster, space_global, dst, map, {k0, row0}, bar)
-// PTX:  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-//           [dst], [map, {k0, row0}], [bar];                     (PTX ISA "cp.async.bulk.tensor")
-__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int k0, int row0,
-                                            uint64_t* barrier) {
-    const int32_t coords[2] = {k0, row0};
-    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map,
-                                    coords, barrier);
-}
-
-// Writes one accumulator pair (row, col), (row, col+1) of C as bf16, skipping what lies
-// outside the matrix. Coordinates are relative to the consumer's 64x256 piece, whose first
-// element is `c_tile`; rows_left/cols_left count what remains of C from there.
-__device__ __forceinline__ void store_pair(__nv_bfloat16* c_tile, int ldc, int rows_left,
-                                           int cols_left, int row, int col, float v0, float v1) {
-    if (row >= rows_left || col >= cols_left) return;
-    __nv_bfloat16* p = c_tile + static_cast<size_t>(row) * ldc + col;
-    if (col + 1 < cols_left && (reinterpret_cast<uintptr_t>(p) & 3) == 0) {
-        *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(v0, v1);
-    } else {
-        p[0] = __float2bfloat16(v0);
-        if (col + 1 < cols_left) p[1] = __float2bfloat16(v1);
-    }
-}
-
-// PTX ISA "mbarrier.arrive.expect_tx": one arrival on `barrier`, and raise its pending
-// transaction count by `bytes`. The phase completes when every expected arrival has come
-// AND the transaction count is back to zero, i.e. when all the bytes have landed.
-//   CCCL: cuda::ptx::mbarrier_arrive_expect_tx(sem_release, scope_cta, space_shared, bar, bytes)
-//   PTX:  mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, [bar], bytes;
-__device__ __forceinline__ void arrive_expect_tx(uint64_t* barrier, uint32_t bytes) {
-    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
-                                         cuda::ptx::space_shared, barrier, bytes);
-}
-
-// The wgmma shared-memory matrix descriptor (PTX ISA "Matrix Descriptor Format", under
-// wgmma) for a K-major tile with 128-byte rows written by TMA with the 128B swizzle:
-//   bits  0-13 start address >> 4,  16-29 leading byte offset >> 4 (unused here: 1),
-//   bits 32-45 stride byte offset >> 4 = 1024 B (8 rows x 128 B: one swizzle atom),
-//   bits 62-63 swizzle mode 1 = 128-byte swizzle.
-// Moving k16 along K inside a 128-byte row is +32 bytes on the start address: the
-// hardware applies the swizzle XOR to the address it forms, which works because every
-// tile starts on a 1024-byte boundary. (Step 05's wgmma_descriptor.h has the bit layout.)
-__device__ __forceinline__ uint64_t smem_descriptor(uint32_t smem_addr) {
-    return (static_cast<uint64_t>((smem_addr >> 4) & 0x3FFF))  //
-           | (static_cast<uint64_t>(16 >> 4) << 16)            //
-           | (static_cast<uint64_t>(1024 >> 4) << 32)          //
-           | (static_cast<uint64_t>(1) << 62);
-}
-
-// PTX ISA "wgmma.fence", "wgmma.commit_group", "wgmma.wait_group" (asynchronous warpgroup
-// level matrix instructions).
-// fence: orders this warpgroup's earlier register and shared-memory accesses before the
-//        wgmma that follow (needed before the first wgmma, and whenever the accumulators
-//        were touched by ordinary instructions in between).
-// commit_group: closes the wgmma issued so far into one group.
-// wait_group N: returns when at most N of this warpgroup's groups are still running.
-__device__ __forceinline__ void wgmma_fence() {
-    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-}
-__device__ __forceinline__ void wgmma_commit_group() {
-    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-}
-template <int N>
-__device__ __forceinline__ void wgmma_wait_group() {
-    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-
-// The compiler does not know that wgmma writes the accumulators asynchronously, until
-// wait_group. This empty asm "uses and redefines" each accumulator at the point where it
-// is placed, so no read or write of them can be moved across it.
-__device__ __forceinline__ void fence_accumulators(float (&d)[ACC_REGS]) {
-#pragma unroll
-    for (int i = 0; i < ACC_REGS; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-
-// PTX ISA "wgmma.mma_async", shape m64n256k16, bf16 x bf16 -> f32, both operands
-// K-major in shared memory (the two trailing 0s: no transpose). The whole warpgroup
-// issues it; D (64 x 256 fp32) lives in 128 registers of each of its 128 threads.
-// accumulate = 0 makes D = A*B (first k16 step of a tile), 1 makes D += A*B.
-// SASS: HGMMA.64x256x16.F32.BF16.
-__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[ACC_REGS], uint64_t desc_a,
-                                                 uint64_t desc_b, uint32_t accumulate) {
-    asm volatile(
-        "{\n"
-        ".reg .pred accumulate;\n"
-        "setp.ne.b32 accumulate, %130, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9,"
-        " %10, %11, %12, %13, %14, %15, %16, %17, %18, %19,"
-        " %20, %21, %22, %23, %24, %25, %26, %27, %28, %29,"
-        " %30, %31, %32, %33, %34, %35, %36, %37, %38, %39,"
-        " %40, %41, %42, %43, %44, %45, %46, %47, %48, %49,"
-        " %50, %51, %52, %53, %54, %55, %56, %57, %58, %59,"
-        " %60, %61, %62, %63, %64, %65, %66, %67, %68, %69,"
-        " %70, %71, %72, %73, %74, %75, %76, %77, %78, %79,"
-        " %80, %81, %82, %83, %84, %85, %86, %87, %88, %89,"
-        " %90, %91, %92, %93, %94, %95, %96, %97, %98, %99,"
-        " %100, %101, %102, %103, %104, %105, %106, %107, %108, %109,"
-        " %110, %111, %112, %113, %114, %115, %116, %117, %118, %119,"
-        " %120, %121, %122, %123, %124, %125, %126, %127},"
-        " %128, %129, accumulate, 1, 1, 0, 0;\n"
-        "}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
-          "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
-          "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
-          "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
-          "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
-          "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
-          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]),
-          "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
-          "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]),
-          "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
-          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]),
-          "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),
-          "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]),
-          "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
-          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]),
-          "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]),
-          "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]),
-          "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
-          "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]),
-          "+f"(d[126]), "+f"(d[127])
-        : "l"(desc_a), "l"(desc_b), "r"(accumulate)
-        : "memory");
-}
-
-// -------------------------------------------------------------------------------------
-// Device helpers carried over from step 06
-// -------------------------------------------------------------------------------------
-// PTX ISA "setmaxnreg": change how many registers each thread of this warpgroup owns.
-// All 128 threads execute it (.sync.aligned). dec returns registers to the SM's
-// pool; inc blocks until the pool can supply the new count. The kernel must start with a
-// known per-thread count (__launch_bounds__(THREADS, 1) fixes it at 168), and the counts
-// must be multiples of 8 in 24..256. SASS: USETMAXREG.
-template <int REGS>
-__device__ __forceinline__ void setmaxnreg_dec() {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
-}
-template <int REGS>
-__device__ __forceinline__ void setmaxnreg_inc() {
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
-}
+// (wait_barrier, tma_load_2d and arrive_expect_tx come from tma.cuh; smem_descriptor,
+// wgmma_fence, wgmma_commit_group, wgmma_wait_group, fence_accumulators and
+// wgmma_m64n256k16 from wgmma.cuh; setmaxnreg_dec/inc, named_barrier_sync, store_pair and
+// advance from warp_specialization.cuh.)
 
 // PTX ISA "bar.sync" (barrier.cta): named hardware barriers 1..15 (0 is __syncthreads)
 // that complete when `count` threads have arrived. Here each consumer warpgroup has its
 // own (ids 1 and 2, 128 threads) to order its epilogue's shared-memory writes against the
 // TMA store that reads them, without stopping the other warpgroups. SASS: BAR.SYNC.
 constexpr int EPILOGUE_BARRIER_ID = 1;  // + consumer index
-__device__ __forceinline__ void named_barrier_sync(int id, int count) {
-    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
-}
-
-// Advances a position in the stage ring. The phase bit flips each time the ring wraps:
-// a barrier's n-th completion (n = 0, 1, ...) has parity n % 2, and fill number f of the
-// ring lands in stage f % STAGES as that stage's (f / STAGES)-th completion.
-template <int RING>
-__device__ __forceinline__ void advance(int& stage, uint32_t& phase) {
-    if (++stage == RING) {
-        stage = 0;
-        phase ^= 1u;
-    }
-}
 
 // -------------------------------------------------------------------------------------
 // Device helpers new to this step

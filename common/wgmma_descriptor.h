@@ -1,5 +1,5 @@
 // wgmma_descriptor.h: the 64-bit shared-memory matrix descriptor that wgmma.mma_async reads
-// its operands through (step 05 and later).
+// its operands through. Taught in step 05 (05_wgmma/gemm.cu); used by steps 05 to 07.
 //
 // A wgmma does not take addresses of individual elements. It takes, for each operand in
 // shared memory, ONE 64-bit number that says where the tile starts and how it is laid out;

@@ -1,0 +1,50 @@
+// mma_sync.cuh: the Ampere tensor-core helpers, for the steps that still compute with
+// ldmatrix + mma.sync after they were taught.
+//
+// Taught in step 02 (02_cp_async_mma_sync/gemm.cu): the swizzle, ldmatrix and the
+// m16n8k16 fragment layout are explained there in full. Used by steps 03 and 04.
+#pragma once
+
+#include <cstdint>
+
+namespace ladder {
+
+// Byte offset of 16-byte chunk `chunk` (0..7) of row `row` inside a k-block whose rows are
+// 128 bytes (BK = 64 bf16). XOR-ing the chunk index with row % 8 puts chunk c of 8
+// consecutive rows on 8 different 16-byte bank groups, so ldmatrix is conflict-free. It is
+// the layout CU_TENSOR_MAP_SWIZZLE_128B makes the TMA write on a 1024-byte aligned tile.
+constexpr int SWIZZLE_ROW_BYTES = 128;
+constexpr int SWIZZLE_CHUNK_BYTES = 16;
+__device__ __forceinline__ uint32_t swizzled_offset(int row, int chunk) {
+    return static_cast<uint32_t>(row * SWIZZLE_ROW_BYTES +
+                                 ((chunk ^ (row % 8)) * SWIZZLE_CHUNK_BYTES));
+}
+
+// PTX ISA "ldmatrix": a warp loads four 8x8 bf16 matrices from shared memory.
+//   ldmatrix.sync.aligned.m8n8.x4.shared.b16 {r0, r1, r2, r3}, [addr];
+// Lanes 8q..8q+7 give the row addresses of matrix q; every lane receives register q in
+// the layout mma.sync wants. SASS: LDSM.16.M88.4.
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t smem_addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(smem_addr));
+}
+
+// PTX ISA "mma.sync.aligned.m16n8k16" (Matrix Fragments for mma.m16n8k16), with
+// g = lane / 4 and t = lane % 4:
+//   a[0..3] (16x16, row-major): a[0] = A[g][2t..2t+1],   a[1] = A[g+8][2t..2t+1],
+//                               a[2] = A[g][2t+8..+9],   a[3] = A[g+8][2t+8..+9]
+//   b[0..1] (16x8, "col" = stored n-major, k contiguous): b[0] = B[k=2t..2t+1][n=g],
+//                                                         b[1] = B[k=2t+8..+9][n=g]
+//   d[0..3] (16x8 fp32): d[0..1] = D[g][2t..2t+1], d[2..3] = D[g+8][2t..2t+1]
+// The warp stalls on the result before it can use d: synchronous. SASS: HMMA.16816.F32.BF16.
+__device__ __forceinline__ void mma_m16n8k16_bf16(float (&d)[4], const uint32_t (&a)[4],
+                                                  const uint32_t (&b)[2]) {
+    asm(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+}  // namespace ladder
