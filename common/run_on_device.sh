@@ -88,7 +88,7 @@ if [ "$mode" = all ] || [ "$mode" = bench ]; then
     timeout 400 "$exe" --bench $sizes_arg --csv "$results/bench.csv" 2>&1 | grep -E "^bench|FAILED|error|SKIP"
   done 2>&1 | tee "$OUT/bench.log"
   python3 common/plot.py --csv "$results/bench.csv" --out "$results" 2>&1 | tee -a "$OUT/bench.log"
-  cp "$results"/bench.csv "$results"/*.png "$OUT"/ 2>/dev/null
+  cp "$results"/bench.csv "$OUT"/ 2>/dev/null
   echo
   echo "== summary (TFLOP/s; x = speed vs cuBLAS in the same process) =="
   python3 - "$results/bench.csv" <<'PY'
@@ -111,3 +111,6 @@ for n in names:
     print(line)
 PY
 fi
+
+# Everything above in one archive (the device tool brings back only a few files).
+tar czf "$OUT/run.tar.gz" -C "$OUT" --exclude=run.tar.gz . 2>/dev/null
