@@ -184,59 +184,75 @@ void Cublas::gemm_f32(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, 
                                CUBLAS_GEMM_DEFAULT));
 }
 
-Timing time_launches(const std::function<cudaError_t(int set)>& launch, int sets, int min_runs,
-                     double budget_ms, cudaStream_t stream) {
-    auto checked = [&](int set) {
-        cudaError_t err = launch(set);
+std::vector<Timing> time_alternating(const std::vector<std::function<cudaError_t(int set)>>& launches,
+                                     int sets, int min_runs, double budget_ms, cudaStream_t stream) {
+    const int kinds = static_cast<int>(launches.size());
+    auto checked = [&](int kind, int set) {
+        cudaError_t err = launches[kind](set);
         if (err != cudaSuccess) throw Error(std::string("launch failed: ") + cudaGetErrorString(err));
     };
-    cudaEvent_t probe_start, probe_stop;
-    LADDER_CUDA(cudaEventCreate(&probe_start));
-    LADDER_CUDA(cudaEventCreate(&probe_stop));
-    // Warm-up: module load, lazy initialisation, clocks ramping. The second launch also tells
-    // how long one launch takes, which sizes the timed loop.
-    checked(0);
-    LADDER_CUDA(cudaEventRecord(probe_start, stream));
-    checked(1 % sets);
-    LADDER_CUDA(cudaEventRecord(probe_stop, stream));
-    LADDER_CUDA(cudaEventSynchronize(probe_stop));
-    float estimate_ms = 0;
-    LADDER_CUDA(cudaEventElapsedTime(&estimate_ms, probe_start, probe_stop));
-    cudaEventDestroy(probe_start);
-    cudaEventDestroy(probe_stop);
-    Timing timing;
-    timing.estimate_ms = estimate_ms;
-    if (budget_ms > 0 && static_cast<double>(estimate_ms) * min_runs > budget_ms) return timing;
-    if (estimate_ms < 50) {  // fast kernels: a few more warm-up launches are free
-        for (int i = 0; i < 5; ++i) checked((2 + i) % sets);
+    // Launch `kind` of run i reads input set (i + kind * sets / kinds) % sets: the kinds read
+    // different sets in the same run, and a set comes round again only after the others have
+    // pushed it out of the L2 cache.
+    auto set_of = [&](int run, int kind) { return (run + kind * sets / kinds) % sets; };
+
+    // Warm-up: module load, lazy initialisation, clocks ramping. The second launch of each
+    // kind also tells how long one launch takes, which sizes the timed loop.
+    std::vector<Timing> timings(kinds);
+    double estimate_sum = 0;
+    for (int kind = 0; kind < kinds; ++kind) {
+        cudaEvent_t probe_start, probe_stop;
+        LADDER_CUDA(cudaEventCreate(&probe_start));
+        LADDER_CUDA(cudaEventCreate(&probe_stop));
+        checked(kind, set_of(0, kind));
+        LADDER_CUDA(cudaEventRecord(probe_start, stream));
+        checked(kind, set_of(1, kind));
+        LADDER_CUDA(cudaEventRecord(probe_stop, stream));
+        LADDER_CUDA(cudaEventSynchronize(probe_stop));
+        float estimate_ms = 0;
+        LADDER_CUDA(cudaEventElapsedTime(&estimate_ms, probe_start, probe_stop));
+        cudaEventDestroy(probe_start);
+        cudaEventDestroy(probe_stop);
+        timings[kind].estimate_ms = estimate_ms;
+        estimate_sum += estimate_ms;
+        if (budget_ms > 0 && static_cast<double>(estimate_ms) * min_runs > budget_ms)
+            return timings;  // every kind untimed (runs = 0)
     }
+    if (estimate_sum < 50)  // fast kernels: a few more warm-up launches are free
+        for (int i = 2; i < 7; ++i)
+            for (int kind = 0; kind < kinds; ++kind) checked(kind, set_of(i, kind));
 
     constexpr double kBudgetMs = 300;
-    const int runs = std::clamp(static_cast<int>(kBudgetMs / std::max(estimate_ms, 1e-3f)), min_runs, 500);
-    std::vector<cudaEvent_t> start(runs), stop(runs);
-    for (int i = 0; i < runs; ++i) {
+    const int runs = std::clamp(static_cast<int>(kBudgetMs / std::max(estimate_sum, 1e-3)), min_runs, 500);
+    std::vector<cudaEvent_t> start(static_cast<size_t>(runs) * kinds), stop(start.size());
+    for (size_t i = 0; i < start.size(); ++i) {
         LADDER_CUDA(cudaEventCreate(&start[i]));
         LADDER_CUDA(cudaEventCreate(&stop[i]));
     }
-    for (int i = 0; i < runs; ++i) {
-        LADDER_CUDA(cudaEventRecord(start[i], stream));
-        checked(i % sets);
-        LADDER_CUDA(cudaEventRecord(stop[i], stream));
-    }
+    for (int i = 0; i < runs; ++i)
+        for (int kind = 0; kind < kinds; ++kind) {
+            LADDER_CUDA(cudaEventRecord(start[i * kinds + kind], stream));
+            checked(kind, set_of(i, kind));
+            LADDER_CUDA(cudaEventRecord(stop[i * kinds + kind], stream));
+        }
     LADDER_CUDA(cudaStreamSynchronize(stream));
-    std::vector<double> ms(runs);
-    for (int i = 0; i < runs; ++i) {
-        float t = 0;
-        LADDER_CUDA(cudaEventElapsedTime(&t, start[i], stop[i]));
-        ms[i] = t;
+    for (int kind = 0; kind < kinds; ++kind) {
+        std::vector<double> ms(runs);
+        for (int i = 0; i < runs; ++i) {
+            float t = 0;
+            LADDER_CUDA(cudaEventElapsedTime(&t, start[i * kinds + kind], stop[i * kinds + kind]));
+            ms[i] = t;
+        }
+        std::sort(ms.begin(), ms.end());
+        timings[kind].runs = runs;
+        timings[kind].min_ms = ms.front();
+        timings[kind].median_ms = runs % 2 ? ms[runs / 2] : 0.5 * (ms[runs / 2 - 1] + ms[runs / 2]);
+    }
+    for (size_t i = 0; i < start.size(); ++i) {
         cudaEventDestroy(start[i]);
         cudaEventDestroy(stop[i]);
     }
-    std::sort(ms.begin(), ms.end());
-    timing.runs = runs;
-    timing.min_ms = ms.front();
-    timing.median_ms = runs % 2 ? ms[runs / 2] : 0.5 * (ms[runs / 2 - 1] + ms[runs / 2]);
-    return timing;
+    return timings;
 }
 
 }  // namespace ladder::harness

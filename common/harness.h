@@ -11,6 +11,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ladder::harness {
 
@@ -129,12 +130,17 @@ struct Timing {
     int runs = 0;            // 0: not timed, because min_runs launches would exceed the budget
 };
 
-// Times launch(set) with CUDA events, one event pair per launch, after warm-up launches.
-// Launches cycle through `sets` input sets so that the working set exceeds the L2 cache and
-// the timing does not measure cached inputs. Runs at least min_runs times (more for short
-// kernels, up to ~0.3 s of GPU time) and reports the median. With budget_ms > 0, a kernel
-// whose min_runs launches would take longer than that is not timed (runs = 0).
-Timing time_launches(const std::function<cudaError_t(int set)>& launch, int sets, int min_runs,
-                     double budget_ms = 0, cudaStream_t stream = nullptr);
+// Times several launches (the step and cuBLAS, say) with CUDA events, one event pair per
+// launch, ALTERNATING them (a, b, a, b, ...) so that every kind sees the same clocks and
+// temperature: an H100 under sustained load lowers its SM clock by a quarter, and kinds
+// timed one after the other would see different clocks. Warm-up launches come first.
+// Launches cycle through `sets` input sets so that the working set exceeds the L2 cache
+// and no launch finds its inputs cached. Each kind runs at least min_runs times (more for
+// short kernels, up to ~0.3 s of GPU time in all) and reports its median. With
+// budget_ms > 0, when min_runs launches of any kind would take longer than that, nothing
+// is timed (every runs = 0).
+std::vector<Timing> time_alternating(const std::vector<std::function<cudaError_t(int set)>>& launches,
+                                     int sets, int min_runs, double budget_ms = 0,
+                                     cudaStream_t stream = nullptr);
 
 }  // namespace ladder::harness
