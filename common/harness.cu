@@ -133,6 +133,21 @@ __global__ void poison_kernel(__nv_bfloat16* data, size_t count) {
         data[i] = nan;
 }
 
+// Keeps the stream busy for `ns` nanoseconds. The timing loop puts one in front of each batch
+// of timed launches: while it spins, the host enqueues the whole batch, so the GPU then runs
+// them back to back and each event pair measures the kernel alone. Without it, a kernel
+// shorter than its own host-side launch work (argument checks, tensor-map encoding, cuBLAS's
+// heuristics: several microseconds) would be timed together with the GPU waiting for the
+// host.
+__global__ void hold_kernel(long long ns) {
+    long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        __nanosleep(1000);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < ns);
+}
+
 unsigned grid_for(size_t count) {
     return static_cast<unsigned>(std::min<size_t>((count + 255) / 256, 65536));
 }
@@ -229,12 +244,22 @@ std::vector<Timing> time_alternating(const std::vector<std::function<cudaError_t
         LADDER_CUDA(cudaEventCreate(&start[i]));
         LADDER_CUDA(cudaEventCreate(&stop[i]));
     }
-    for (int i = 0; i < runs; ++i)
-        for (int kind = 0; kind < kinds; ++kind) {
-            LADDER_CUDA(cudaEventRecord(start[i * kinds + kind], stream));
-            checked(kind, set_of(i, kind));
-            LADDER_CUDA(cudaEventRecord(stop[i * kinds + kind], stream));
-        }
+    // Batches of runs, each behind a hold_kernel long enough for the host to enqueue the batch
+    // (30 us of host work per launch is generous), and short enough that the launch queue
+    // never fills while it spins.
+    constexpr int kBatch = 32;
+    constexpr long long kHostNsPerLaunch = 30000;
+    for (int first = 0; first < runs; first += kBatch) {
+        const int last = std::min(runs, first + kBatch);
+        hold_kernel<<<1, 1, 0, stream>>>(kHostNsPerLaunch * kinds * (last - first));
+        LADDER_CUDA(cudaGetLastError());
+        for (int i = first; i < last; ++i)
+            for (int kind = 0; kind < kinds; ++kind) {
+                LADDER_CUDA(cudaEventRecord(start[i * kinds + kind], stream));
+                checked(kind, set_of(i, kind));
+                LADDER_CUDA(cudaEventRecord(stop[i * kinds + kind], stream));
+            }
+    }
     LADDER_CUDA(cudaStreamSynchronize(stream));
     for (int kind = 0; kind < kinds; ++kind) {
         std::vector<double> ms(runs);

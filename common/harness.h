@@ -133,7 +133,10 @@ struct Timing {
 // Times several launches (the step and cuBLAS, say) with CUDA events, one event pair per
 // launch, ALTERNATING them (a, b, a, b, ...) so that every kind sees the same clocks and
 // temperature: an H100 under sustained load lowers its SM clock by a quarter, and kinds
-// timed one after the other would see different clocks. Warm-up launches come first.
+// timed one after the other would see different clocks. Warm-up launches come first. The
+// timed launches are enqueued in batches behind a kernel that holds the GPU until the host
+// has enqueued the batch, so a short kernel is not timed together with its host-side
+// launch work (the GPU waiting for the host).
 // Launches cycle through `sets` input sets so that the working set exceeds the L2 cache
 // and no launch finds its inputs cached. Each kind runs at least min_runs times (more for
 // short kernels, up to ~0.3 s of GPU time in all) and reports its median. With
