@@ -133,9 +133,9 @@ def header_lines(rows, step):
     if g:
         parts.append(f"LLM shapes geomean {ratio(g)}x cuBLAS")
     dev = first["device"]
-    return [f"// Measured ({dev}, CUDA {first['cuda']}, {first['date']}; {name}):",
-            f"//   {'; '.join(parts)}.",
-            "//   Every size and schedule: README.md in this folder, results/h100/bench.csv."]
+    return ([f"// Measured ({dev}, CUDA {first['cuda']}, {first['date']}; {name}):"] +
+            [f"//   {part}" for part in parts] +
+            ["//   Every size and schedule: README.md in this folder, results/h100/bench.csv."])
 
 
 def replace_between(text, begin, end, body, path):
