@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -27,6 +28,12 @@ struct Case {
     std::string variant;
     Shape shape;
 };
+
+// How GoogleTest (and so CTest's test list) prints a case: "05_wgmma 127x129x72".
+void PrintTo(const Case& c, std::ostream* os) {
+    *os << ladder_step_name(c.step) << (c.variant.empty() ? "" : ":" + c.variant) << " " << c.shape.M
+        << "x" << c.shape.N << "x" << c.shape.K;
+}
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
     const Case& c = info.param;
