@@ -371,27 +371,10 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
                     "02_cp_async_mma_sync: M=%d N=%d needs %lld tiles, more than a grid holds",
                     M, N, tiles);
 
-    int device = 0;
-    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
-        return fail(err, "02_cp_async_mma_sync: cudaGetDevice: %s", cudaGetErrorString(err));
-    int smem_optin = 0;
-    if (cudaError_t err =
-            cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
+    if (cudaError_t err = allow_dynamic_smem("02_cp_async_mma_sync", gemm_kernel, SMEM_BYTES);
         err != cudaSuccess)
-        return fail(err, "02_cp_async_mma_sync: cudaDeviceGetAttribute: %s",
-                    cudaGetErrorString(err));
-    if (smem_optin < SMEM_BYTES)
-        return fail(cudaErrorNotSupported,
-                    "02_cp_async_mma_sync: needs %d bytes of shared memory per block, device %d "
-                    "allows %d",
-                    SMEM_BYTES, device, smem_optin);
-    // More than 48 KB of dynamic shared memory must be asked for. Set on every call: it is
-    // cheap, and a static "done" flag would miss the second GPU of a multi-GPU process.
-    if (cudaError_t err = cudaFuncSetAttribute(
-            gemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
-        err != cudaSuccess)
-        return fail(err, "02_cp_async_mma_sync: cudaFuncSetAttribute: %s",
-                    cudaGetErrorString(err));
+        return err;
 
     gemm_kernel<<<static_cast<unsigned>(tiles), THREADS, SMEM_BYTES, stream>>>(A, B, C, M, N, K);
     return check_launch("02_cp_async_mma_sync");

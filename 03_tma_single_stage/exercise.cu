@@ -387,27 +387,10 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
         err != cudaSuccess)
         return err;
 
-    int device = 0;
-    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
-        return fail(err, "03_tma_single_stage: cudaGetDevice: %s", cudaGetErrorString(err));
-    int smem_optin = 0;
-    if (cudaError_t err =
-            cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
+    if (cudaError_t err = allow_dynamic_smem("03_tma_single_stage", gemm_kernel, SMEM_BYTES);
         err != cudaSuccess)
-        return fail(err, "03_tma_single_stage: cudaDeviceGetAttribute: %s",
-                    cudaGetErrorString(err));
-    if (smem_optin < SMEM_BYTES)
-        return fail(cudaErrorNotSupported,
-                    "03_tma_single_stage: needs %d bytes of shared memory per block, device %d "
-                    "allows %d",
-                    SMEM_BYTES, device, smem_optin);
-    // More than 48 KB of dynamic shared memory must be asked for. Set on every call: it is
-    // cheap, and a static "done" flag would miss the second GPU of a multi-GPU process.
-    if (cudaError_t err = cudaFuncSetAttribute(
-            gemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
-        err != cudaSuccess)
-        return fail(err, "03_tma_single_stage: cudaFuncSetAttribute: %s",
-                    cudaGetErrorString(err));
+        return err;
 
     gemm_kernel<<<static_cast<unsigned>(tiles), THREADS, SMEM_BYTES, stream>>>(a_map, b_map, C, M,
                                                                              N, K);

@@ -411,16 +411,11 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
         return fail(cudaErrorInvalidValue, "%s: %lld x %lld tiles exceed the 2^31-1 grid", kStep,
                     tiles_m, tiles_n);
 
-    static bool smem_attribute_set = false;  // one per Schedule instantiation
-    if (!smem_attribute_set) {
-        if (cudaError_t err = cudaFuncSetAttribute(gemm_kernel<S>,
-                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                   static_cast<int>(SMEM_BYTES<S>));
-            err != cudaSuccess)
-            return fail(err, "%s: cannot raise dynamic shared memory to %zu bytes: %s", kStep,
-                        SMEM_BYTES<S>, cudaGetErrorString(err));
-        smem_attribute_set = true;
-    }
+    // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
+    if (cudaError_t err =
+            allow_dynamic_smem(kStep, gemm_kernel<S>, static_cast<int>(SMEM_BYTES<S>));
+        err != cudaSuccess)
+        return err;
     gemm_kernel<S><<<static_cast<unsigned>(tiles_m * tiles_n), THREADS, SMEM_BYTES<S>, stream>>>(
         a_map, b_map, C, M, N, K);
     return check_launch(kStep);

@@ -539,9 +539,8 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
             return err;
     }
 
-    // Tile origins are int: keep (tiles + one cluster of padding) * 128 below 2^31.
-    if (M > INT_MAX - CLUSTER * BM || N > INT_MAX - BN)
-        return fail(cudaErrorInvalidValue, "%s: M=%d or N=%d is too close to 2^31", kStep, M, N);
+    // Tile origins are int: check_gemm_args keeps M and N 2^16 below 2^31, far more than
+    // (tiles + one cluster of padding) * 128 needs.
     const long long tiles_m = (M + BM - 1) / BM;
     const long long cluster_rows = (tiles_m + CLUSTER - 1) / CLUSTER;
     const long long tiles_n = (N + BN - 1) / BN;
@@ -550,16 +549,11 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
                     cluster_rows, tiles_n);
     const int cluster_tiles = static_cast<int>(cluster_rows * tiles_n);
 
-    static bool smem_attribute_set = false;  // one per CLUSTER instantiation
-    if (!smem_attribute_set) {
-        if (cudaError_t err = cudaFuncSetAttribute(gemm_kernel<CLUSTER>,
-                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                   static_cast<int>(SMEM_BYTES));
-            err != cudaSuccess)
-            return fail(err, "%s: cannot raise dynamic shared memory to %zu bytes: %s", kStep,
-                        SMEM_BYTES, cudaGetErrorString(err));
-        smem_attribute_set = true;
-    }
+    // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
+    if (cudaError_t err =
+            allow_dynamic_smem(kStep, gemm_kernel<CLUSTER>, static_cast<int>(SMEM_BYTES));
+        err != cudaSuccess)
+        return err;
 
     cudaLaunchAttribute attribute{};
     attribute.id = cudaLaunchAttributeClusterDimension;

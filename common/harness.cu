@@ -181,22 +181,23 @@ Cublas::~Cublas() {
 // cuBLAS is column-major. Row-major C[M,N] is column-major C^T (N x M), and
 // C^T = B * A^T, where row-major B[N,K] read column-major is B^T (so op T) and row-major
 // A[M,K] read column-major is already A^T (op N).
-void Cublas::gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
-                  int K, cudaStream_t stream) {
+void Cublas::gemm_into(const __nv_bfloat16* A, const __nv_bfloat16* B, void* C, cudaDataType c_type,
+                       int M, int N, int K, cudaStream_t stream) {
     const float alpha = 1.0f, beta = 0.0f;
     LADDER_CUBLAS(cublasSetStream(handle_, stream));
     LADDER_CUBLAS(cublasGemmEx(handle_, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, B, CUDA_R_16BF,
-                               K, A, CUDA_R_16BF, K, &beta, C, CUDA_R_16BF, N, CUBLAS_COMPUTE_32F,
+                               K, A, CUDA_R_16BF, K, &beta, C, c_type, N, CUBLAS_COMPUTE_32F,
                                CUBLAS_GEMM_DEFAULT));
+}
+
+void Cublas::gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
+                  int K, cudaStream_t stream) {
+    gemm_into(A, B, C, CUDA_R_16BF, M, N, K, stream);
 }
 
 void Cublas::gemm_f32(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, int M, int N,
                       int K, cudaStream_t stream) {
-    const float alpha = 1.0f, beta = 0.0f;
-    LADDER_CUBLAS(cublasSetStream(handle_, stream));
-    LADDER_CUBLAS(cublasGemmEx(handle_, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, B, CUDA_R_16BF,
-                               K, A, CUDA_R_16BF, K, &beta, C, CUDA_R_32F, N, CUBLAS_COMPUTE_32F,
-                               CUBLAS_GEMM_DEFAULT));
+    gemm_into(A, B, C, CUDA_R_32F, M, N, K, stream);
 }
 
 std::vector<Timing> time_alternating(const std::vector<std::function<cudaError_t(int set)>>& launches,

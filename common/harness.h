@@ -119,6 +119,8 @@ public:
                   cudaStream_t stream = nullptr);
 
 private:
+    void gemm_into(const __nv_bfloat16* A, const __nv_bfloat16* B, void* C, cudaDataType c_type,
+                   int M, int N, int K, cudaStream_t stream);
     cublasHandle_t handle_ = nullptr;
     void* workspace_ = nullptr;
 };

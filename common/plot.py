@@ -8,7 +8,6 @@ Writes two PNGs that read without the README:
   ladder_4096.png     the ladder at 4096^3 as bars, each labelled with its speed vs cuBLAS
 """
 import argparse
-import csv
 import os
 import statistics
 import sys
@@ -19,26 +18,16 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 
+from bench_csv import measured_on, shape_text  # noqa: E402
+from bench_csv import read_rows as read_csv  # noqa: E402
+
 NEEDED = ["step", "name", "M", "N", "K", "tflops", "cublas_tflops", "speedup_vs_cublas",
           "device", "cuda", "date"]
 
 
 def read_rows(path):
-    with open(path, newline="") as f:
-        reader = csv.DictReader(f)
-        missing = [c for c in NEEDED if c not in (reader.fieldnames or [])]
-        if missing:
-            sys.exit(f"plot.py: {path}: missing column(s) {', '.join(missing)}")
-        rows = list(reader)
-    if not rows:
-        sys.exit(f"plot.py: {path} has no rows")
-    for r in rows:
-        r["step"] = int(r["step"])
-        for key in ("M", "N", "K"):
-            r[key] = int(r[key])
-        for key in ("tflops", "cublas_tflops", "speedup_vs_cublas"):
-            r[key] = float(r[key])
-    return rows
+    return read_csv(path, "plot.py", NEEDED, ints=("step", "M", "N", "K"),
+                    floats=("tflops", "cublas_tflops", "speedup_vs_cublas"))
 
 
 def label(r):
@@ -49,14 +38,8 @@ def shape(r):
     return (r["M"], r["N"], r["K"])
 
 
-def shape_text(s):
-    return f"{s[0]}³" if s[0] == s[1] == s[2] else f"{s[0]}×{s[1]}×{s[2]}"
-
-
 def subtitle(rows):
-    devices = sorted({r["device"] for r in rows})
-    dates = sorted({r["date"] for r in rows})
-    cudas = sorted({r["cuda"] for r in rows})
+    devices, cudas, dates = measured_on(rows)
     when = dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
     return f"{', '.join(devices)} · CUDA {', '.join(cudas)} · {when} · bf16 in, fp32 accumulate"
 

@@ -15,7 +15,6 @@ The x axis is the CTA's own SM clock (clock64) in microseconds at the CSV's sm_c
 or %globaltimer with --clock globaltimer. Measured data only: the CSV comes from the GPU.
 """
 import argparse
-import csv
 import os
 import sys
 from collections import defaultdict
@@ -25,6 +24,8 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
+
+from bench_csv import read_rows as read_csv  # noqa: E402
 
 NEEDED = ["step", "variant", "device", "m", "n", "k", "sm_clock_mhz", "cta", "sm", "lane",
           "event", "kblock", "t_ns", "cycle"]
@@ -39,18 +40,8 @@ COLORS = {
 
 
 def read_rows(path):
-    with open(path, newline="") as f:
-        reader = csv.DictReader(f)
-        missing = [c for c in NEEDED if c not in (reader.fieldnames or [])]
-        if missing:
-            sys.exit(f"plot_timeline.py: {path}: missing column(s) {', '.join(missing)}")
-        rows = list(reader)
-    if not rows:
-        sys.exit(f"plot_timeline.py: {path} has no rows")
-    for r in rows:
-        for key in ("step", "m", "n", "k", "sm_clock_mhz", "cta", "sm", "kblock", "t_ns", "cycle"):
-            r[key] = int(r[key])
-    return rows
+    return read_csv(path, "plot_timeline.py", NEEDED,
+                    ints=("step", "m", "n", "k", "sm_clock_mhz", "cta", "sm", "kblock", "t_ns", "cycle"))
 
 
 def lane_order(lane):

@@ -9,38 +9,32 @@ the header of each step's gemm.cu. Run it after committing a new bench.csv, so t
 number in the docs is one that run measured.
 """
 import argparse
-import csv
 import math
 import os
 import re
 import sys
 from collections import defaultdict
 
+from bench_csv import measured_on, read_rows, shape_text
+
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 LLM = [(8192, 4096, 4096), (8192, 14336, 4096), (8192, 4096, 14336)]
 ODD = (1000, 1992, 2056)
+NEEDED = ["step", "name", "M", "N", "K", "ms", "tflops", "cublas_ms", "cublas_tflops",
+          "speedup_vs_cublas", "plan_tflops", "plan_limiter", "device", "cuda", "date", "sm_clock_mhz"]
 
 
 def load(path):
-    rows = list(csv.DictReader(open(path, newline="")))
-    if not rows:
-        sys.exit(f"results_table.py: {path} has no rows")
+    rows = read_rows(path, "results_table.py", NEEDED, ints=("step",),
+                     floats=("ms", "tflops", "cublas_ms", "cublas_tflops", "speedup_vs_cublas",
+                             "plan_tflops"))
     for r in rows:
-        r["step"] = int(r["step"])
         r["shape"] = (int(r["M"]), int(r["N"]), int(r["K"]))
-        for k in ("ms", "tflops", "cublas_ms", "cublas_tflops", "speedup_vs_cublas", "plan_tflops"):
-            r[k] = float(r[k])
     return rows
 
 
-def shape_text(s):
-    return f"{s[0]}³" if s[0] == s[1] == s[2] else f"{s[0]}×{s[1]}×{s[2]}"
-
-
 def provenance(rows):
-    devices = sorted({r["device"] for r in rows})
-    dates = sorted({r["date"] for r in rows})
-    cudas = sorted({r["cuda"] for r in rows})
+    devices, cudas, dates = measured_on(rows)
     return f"{', '.join(devices)}, CUDA {', '.join(cudas)}, {', '.join(dates)}"
 
 

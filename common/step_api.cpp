@@ -89,6 +89,22 @@ cudaError_t check_gemm_args(const char* step, const bf16* A, const bf16* B, cons
     return cudaSuccess;
 }
 
+cudaError_t check_smem_optin(const char* step, int bytes) {
+    int device = 0;
+    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
+        return fail(err, "%s: cudaGetDevice: %s", step, cudaGetErrorString(err));
+    int optin = 0;
+    if (cudaError_t err =
+            cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+        err != cudaSuccess)
+        return fail(err, "%s: cudaDeviceGetAttribute: %s", step, cudaGetErrorString(err));
+    if (optin < bytes)
+        return fail(cudaErrorNotSupported,
+                    "%s: needs %d bytes of shared memory per block, device %d allows %d", step,
+                    bytes, device, optin);
+    return cudaSuccess;
+}
+
 cudaError_t check_launch(const char* step) {
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess)

@@ -46,6 +46,10 @@ struct TileConfig {
 cudaError_t check_gemm_args(const char* step, const bf16* A, const bf16* B, const bf16* C,
                             int M, int N, int K, NeedsArch arch);
 
+// Checks that the current GPU lets one block use `bytes` of shared memory (its opt-in
+// limit), with a message naming `step` when it does not.
+cudaError_t check_smem_optin(const char* step, int bytes);
+
 // After a launch: turns cudaGetLastError() into a recorded message and returns it.
 cudaError_t check_launch(const char* step);
 
@@ -55,5 +59,19 @@ cudaError_t fail(cudaError_t code, const char* fmt, ...) __attribute__((format(p
 // The message of the last failure on this thread ("" if none since clear_error()).
 const char* last_error();
 void clear_error();
+
+// Lets `kernel` use `bytes` of dynamic shared memory on the current GPU. More than 48 KB
+// must be asked for with cudaFuncSetAttribute (CUDA C++ Programming Guide, "Shared Memory").
+// Done on every launch: it is cheap, and a "done" flag would miss a second GPU of the process.
+template <typename Kernel>
+cudaError_t allow_dynamic_smem(const char* step, Kernel* kernel, int bytes) {
+    if (cudaError_t err = check_smem_optin(step, bytes); err != cudaSuccess) return err;
+    if (cudaError_t err =
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+        err != cudaSuccess)
+        return fail(err, "%s: cannot raise dynamic shared memory to %d bytes: %s", step, bytes,
+                    cudaGetErrorString(err));
+    return cudaSuccess;
+}
 
 }  // namespace ladder

@@ -1,0 +1,34 @@
+"""Reading the CSV files the ladder's programs write (bench.csv, timeline CSVs), shared by
+plot.py, plot_timeline.py and results_table.py."""
+import csv
+import sys
+
+
+def read_rows(path, tool, needed, ints=(), floats=()):
+    """Rows of `path` as dicts, with the named columns converted. Exits with a message naming
+    `tool` when a needed column is missing or the file has no rows."""
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        missing = [c for c in needed if c not in (reader.fieldnames or [])]
+        if missing:
+            sys.exit(f"{tool}: {path}: missing column(s) {', '.join(missing)}")
+        rows = list(reader)
+    if not rows:
+        sys.exit(f"{tool}: {path} has no rows")
+    for r in rows:
+        for key in ints:
+            r[key] = int(r[key])
+        for key in floats:
+            r[key] = float(r[key])
+    return rows
+
+
+def shape_text(s):
+    """(M, N, K) as '4096³' for a cube, '1000×1992×2056' otherwise."""
+    return f"{s[0]}³" if s[0] == s[1] == s[2] else f"{s[0]}×{s[1]}×{s[2]}"
+
+
+def measured_on(rows):
+    """Sorted sets of the devices, CUDA versions and dates the rows were measured with."""
+    return (sorted({r["device"] for r in rows}), sorted({r["cuda"] for r in rows}),
+            sorted({r["date"] for r in rows}))
