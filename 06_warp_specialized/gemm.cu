@@ -30,9 +30,9 @@
 // instruction Hopper has, so the issue overhead per FLOP is the lowest.
 //
 // Measured (NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-22; warp_specialized:cooperative):
-//   4096^3 634 TFLOP/s = 0.86x cuBLAS
-//   8192^3 662 TFLOP/s = 0.94x cuBLAS
-//   LLM shapes geomean 0.89x cuBLAS
+//   4096^3 639 TFLOP/s = 0.86x cuBLAS
+//   8192^3 638 TFLOP/s = 0.95x cuBLAS
+//   LLM shapes geomean 0.88x cuBLAS
 //   Every size and schedule: README.md in this folder, results/h100/bench.csv.
 //
 // Build and run (from the repository root):

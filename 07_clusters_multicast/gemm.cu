@@ -31,8 +31,8 @@
 // bulk copies per consumer and tile.
 //
 // Measured (NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-22; clusters_multicast:cluster2):
-//   4096^3 719 TFLOP/s = 0.99x cuBLAS
-//   8192^3 740 TFLOP/s = 1.02x cuBLAS
+//   4096^3 740 TFLOP/s = 0.98x cuBLAS
+//   8192^3 695 TFLOP/s = 1.02x cuBLAS
 //   LLM shapes geomean 0.99x cuBLAS
 //   Every size and schedule: README.md in this folder, results/h100/bench.csv.
 //
