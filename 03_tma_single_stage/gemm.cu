@@ -29,7 +29,7 @@
 //
 // Measured (NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-22; tma_single_stage):
 //   4096^3 296 TFLOP/s = 0.38x cuBLAS
-//   8192^3 300 TFLOP/s = 0.38x cuBLAS
+//   8192^3 299 TFLOP/s = 0.38x cuBLAS
 //   LLM shapes geomean 0.37x cuBLAS
 //   Every size and schedule: README.md in this folder, results/h100/bench.csv.
 //

@@ -26,8 +26,8 @@
 // its data, and only thread 0 (the producer) waits for the slowest warp.
 //
 // Measured (NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-22; tma_multistage):
-//   4096^3 429 TFLOP/s = 0.56x cuBLAS
-//   8192^3 425 TFLOP/s = 0.57x cuBLAS
+//   4096^3 424 TFLOP/s = 0.56x cuBLAS
+//   8192^3 422 TFLOP/s = 0.57x cuBLAS
 //   LLM shapes geomean 0.55x cuBLAS
 //   Every size and schedule: README.md in this folder, results/h100/bench.csv.
 //

@@ -27,9 +27,9 @@
 // the MMAs of one k-block run while the next one is awaited.
 //
 // Measured (NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-22; wgmma):
-//   4096^3 629 TFLOP/s = 0.86x cuBLAS
-//   8192^3 611 TFLOP/s = 0.91x cuBLAS
-//   LLM shapes geomean 0.80x cuBLAS
+//   4096^3 633 TFLOP/s = 0.85x cuBLAS
+//   8192^3 504 TFLOP/s = 0.74x cuBLAS
+//   LLM shapes geomean 0.75x cuBLAS
 //   Every size and schedule: README.md in this folder, results/h100/bench.csv.
 //
 // Build and run (from the repository root):

@@ -21,18 +21,23 @@
 //                                              whole K loop of the top 64x256 tile, then
 //                                              consumer 1 runs the bottom one while consumer
 //                                              0 writes its results (epilogue under math).
+//   * A staged epilogue (cooperative): once the K loop is over the stage ring is idle, so
+//     each consumer writes its bf16 results into it (XOR-swizzled, no bank conflicts) and
+//     reads them back as whole rows: 16-byte stores that fill every memory sector, instead
+//     of step 05's 4-byte stores straight from the wgmma register layout.
 //
 // Why it is faster: the tensor cores are fed by a thread that does nothing else, so loads
 // are issued as soon as a slot frees up instead of when a math thread gets around to it;
-// the larger 128x256 tile halves the bytes loaded per FLOP against a 128x128 tile
-// (arithmetic intensity 2*128*256 / ((128+256)*2) = 85 FLOP per smem byte loaded, vs 64);
-// and one m64n256k16 wgmma per k16 step per warpgroup is the widest tensor-core
-// instruction Hopper has, so the issue overhead per FLOP is the lowest.
+// the larger 128x256 tile cuts the bytes loaded per FLOP by a quarter against a 128x128
+// tile (arithmetic intensity 2*128*256 / ((128+256)*2) = 85 FLOP per smem byte loaded, vs 64);
+// one m64n256k16 wgmma per k16 step per warpgroup is the widest tensor-core
+// instruction Hopper has, so the issue overhead per FLOP is the lowest; and the staged
+// epilogue writes C in about a third of the time (measured: results/h100/timeline_step06).
 //
 // Measured (NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-22; warp_specialized:cooperative):
-//   4096^3 639 TFLOP/s = 0.86x cuBLAS
-//   8192^3 638 TFLOP/s = 0.95x cuBLAS
-//   LLM shapes geomean 0.88x cuBLAS
+//   4096^3 695 TFLOP/s = 0.95x cuBLAS
+//   8192^3 700 TFLOP/s = 0.99x cuBLAS
+//   LLM shapes geomean 0.95x cuBLAS
 //   Every size and schedule: README.md in this folder, results/h100/bench.csv.
 //
 // Build and run (from the repository root):
@@ -203,6 +208,14 @@ __device__ __forceinline__ void release_stage(uint64_t* empty_barrier) {
 // waited on all of its own stages (why: see the main loop). SASS: BAR.ARV / BAR.SYNC.
 constexpr int ORDER_BARRIER_ID = 1;
 constexpr int ORDER_BARRIER_THREADS = 2 * WARPGROUP_THREADS;
+// The cooperative epilogue uses another to know that both consumers are done with the ring.
+constexpr int STAGING_BARRIER_ID = 2;
+constexpr int STAGING_BARRIER_THREADS = 2 * WARPGROUP_THREADS;
+constexpr int STAGING_ROW_BYTES = BN * sizeof(__nv_bfloat16);  // one row of a consumer's piece
+static_assert(WGMMA_M * STAGING_ROW_BYTES <= BN * BK * sizeof(__nv_bfloat16),
+              "a consumer's 64x256 bf16 piece fits in one stage's B tile");
+static_assert(STAGES<Schedule::Cooperative> >= CONSUMER_WARPGROUPS,
+              "one B tile per consumer to stage its piece in");
 __device__ __forceinline__ void named_barrier_arrive(int id, int count) {
     asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
@@ -358,7 +371,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, Release,
                                      first_fill + k_blocks - 1);
 
-            // ---- epilogue: fp32 accumulators -> bf16, straight to global memory --------
+            // ---- epilogue: fp32 accumulators -> bf16 -> shared memory -> rows of C -------
             // wgmma's D layout: warp w of the warpgroup owns rows 16w..16w+15; in each n8
             // column block j/4, lane l holds rows l/4 and l/4 + 8, columns 2(l%4), +1:
             //   acc[j] -> row 16w + l/4 + 8*((j/2)%2),  col 8*(j/4) + 2*(l%4) + j%2.
@@ -368,19 +381,63 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             __nv_bfloat16* c_tile = C + static_cast<size_t>(row0) * N + n0;
             const int rows_left = M - row0;
             const int cols_left = N - n0;
-            // Interior pieces with an even N (every pair 4-byte aligned) skip the checks.
-            const bool interior = rows_left >= WGMMA_M && cols_left >= BN && N % 2 == 0;
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueStart, -1);
+            if (S == Schedule::Cooperative && N % 8 == 0) {
+                // Stored straight from the D layout, one instruction of a warp writes 8 rows
+                // x 16 bytes: eight half-filled 32-byte sectors, and 64 such stores per
+                // thread. Staged through shared memory, the same warp writes whole 512-byte
+                // rows of C with 16-byte stores: 16 per thread, every sector full.
+                // Space: past this barrier both consumers have finished every wgmma (so
+                // nothing reads the ring any more), each has seen every TMA copy land (so
+                // nothing writes it), and the producer has nothing left to load. The ring
+                // is free; consumer c stages its 64x256 bf16 piece in stage c's B tile.
+                named_barrier_sync(STAGING_BARRIER_ID, STAGING_BARRIER_THREADS);
+                uint8_t* staging = reinterpret_cast<uint8_t*>(s.b[consumer]);
+                // Row r of the piece is 512 bytes, 32 chunks of 16; chunk c goes to position
+                // c ^ (r % 8). Rows 512 bytes apart start in the same bank, so the 8 rows
+                // one store instruction touches would share 4 banks; the XOR spreads them
+                // over all 32 (as the 128B swizzle does for TMA tiles).
 #pragma unroll
-            for (int j = 0; j < ACC_REGS; j += 2) {
-                const int row = 16 * warp + lane / 4 + 8 * ((j / 2) % 2);
-                const int col = 8 * (j / 4) + 2 * (lane % 4);
-                if (interior) {
-                    __nv_bfloat16* p = c_tile + static_cast<size_t>(row) * N + col;
-                    *reinterpret_cast<__nv_bfloat162*>(p) =
+                for (int j = 0; j < ACC_REGS; j += 2) {
+                    const int row = 16 * warp + lane / 4 + 8 * ((j / 2) % 2);
+                    const int chunk = j / 4;  // = col / 8
+                    const uint32_t offset = static_cast<uint32_t>(
+                        row * STAGING_ROW_BYTES + ((chunk ^ (row % 8)) << 4) + 4 * (lane % 4));
+                    *reinterpret_cast<__nv_bfloat162*>(staging + offset) =
                         __floats2bfloat162_rn(acc[j], acc[j + 1]);
-                } else {
-                    store_pair(c_tile, N, rows_left, cols_left, row, col, acc[j], acc[j + 1]);
+                }
+                // Warp w wrote all 256 columns of rows 16w..16w+15 and reads back only
+                // those, so the warp's own barrier orders the two.
+                __syncwarp();
+                // Lane l moves chunk l (columns 8l..8l+7) of each row. With N % 8 == 0 and
+                // n0 a multiple of 256, a chunk lies wholly inside or wholly outside C,
+                // and every row of C starts 16-byte aligned.
+#pragma unroll 4
+                for (int r = 0; r < 16; ++r) {
+                    const int row = 16 * warp + r;
+                    const int4 chunk = *reinterpret_cast<const int4*>(
+                        staging + row * STAGING_ROW_BYTES + ((lane ^ (row % 8)) << 4));
+                    if (row < rows_left && 8 * lane < cols_left)
+                        *reinterpret_cast<int4*>(c_tile + static_cast<size_t>(row) * N + 8 * lane) =
+                            chunk;
+                }
+            } else {
+                // Ping-pong: the ring is still in use by the other consumer, and this
+                // epilogue runs under that consumer's math anyway. N % 8 != 0: rows of C
+                // are not 16-byte aligned. Both store straight from the D layout.
+                // Interior pieces with an even N (every pair 4-byte aligned) skip the checks.
+                const bool interior = rows_left >= WGMMA_M && cols_left >= BN && N % 2 == 0;
+#pragma unroll
+                for (int j = 0; j < ACC_REGS; j += 2) {
+                    const int row = 16 * warp + lane / 4 + 8 * ((j / 2) % 2);
+                    const int col = 8 * (j / 4) + 2 * (lane % 4);
+                    if (interior) {
+                        __nv_bfloat16* p = c_tile + static_cast<size_t>(row) * N + col;
+                        *reinterpret_cast<__nv_bfloat162*>(p) =
+                            __floats2bfloat162_rn(acc[j], acc[j + 1]);
+                    } else {
+                        store_pair(c_tile, N, rows_left, cols_left, row, col, acc[j], acc[j + 1]);
+                    }
                 }
             }
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueEnd, -1);

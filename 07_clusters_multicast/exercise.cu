@@ -17,22 +17,24 @@
 //     a grouped order (GROUP_M_TILES rows of tiles at a time) so the tiles in flight reuse
 //     A and B from L2. Stage and phase carry over from tile to tile, so the producer loads
 //     the next tile's k-blocks while the consumers run the epilogue of this one.
+//     With fewer tiles than SMs there is no cluster launch at all (see launch()).
 //   * A TMA-store epilogue: accumulators -> bf16 in a 128B-swizzled shared-memory tile
 //     (conflict-free) -> fence.proxy.async -> one cp.async.bulk.tensor store per 64x64
 //     box. The TMA unit clips rows and columns outside C. It needs N % 8 == 0 (the C
 //     tensor map's row pitch must be a multiple of 16 bytes); for other N the kernel
 //     falls back to step 06's bounds-checked direct stores.
 //
-// Why it is faster: per k-block a CTA of step 06 pulls 48 KB from L2; here it pulls
-// 16 KB of A + 32/CLUSTER KB of B (32 KB at CLUSTER = 2, 24 KB at 4), so L2 bandwidth
-// stops being the ceiling. The persistent grid removes the launch and prologue of every
-// tile after the first on an SM, and its producer loads the next tile during the
-// epilogue. The TMA store turns 64 scattered 4-byte stores per thread into four 8 KB
-// bulk copies per consumer and tile.
+// Why it is faster: the persistent grid removes the launch and prologue of every tile
+// after the first on an SM, and its producer loads the next tile during the epilogue.
+// The TMA store hands the copy to C to the TMA unit: the consumers write shared memory
+// and move on, where step 06's threads moved every byte themselves. Multicast cuts what a
+// CTA pulls from L2 per k-block from 48 KB to 16 KB of A + 32/CLUSTER KB of B (32 KB at
+// CLUSTER = 2); on the H100 measured here that does not show in the time (cluster size 1
+// is as fast: README.md, section 1).
 //
 // Measured (NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-22; clusters_multicast:cluster2):
-//   4096^3 740 TFLOP/s = 0.98x cuBLAS
-//   8192^3 695 TFLOP/s = 1.02x cuBLAS
+//   4096^3 729 TFLOP/s = 0.99x cuBLAS
+//   8192^3 732 TFLOP/s = 1.02x cuBLAS
 //   LLM shapes geomean 0.99x cuBLAS
 //   Every size and schedule: README.md in this folder, results/h100/bench.csv.
 //
@@ -526,27 +528,6 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
         err != cudaSuccess)
         return err;
 
-    // A box: the CTA's 128 rows. B box: this CTA's slice, BN/CLUSTER of the 256 rows.
-    // C box: 64x64, stored from 128B-swizzled shared memory.
-    CUtensorMap a_map{}, b_map{}, c_map{};
-    if (cudaError_t err = make_tensor_map_2d(&a_map, A, M, K, BM, BK,
-                                             CU_TENSOR_MAP_SWIZZLE_128B, kStep);
-        err != cudaSuccess)
-        return err;
-    if (cudaError_t err = make_tensor_map_2d(&b_map, B, N, K, B_SLICE_ROWS<CLUSTER>, BK,
-                                             CU_TENSOR_MAP_SWIZZLE_128B, kStep);
-        err != cudaSuccess)
-        return err;
-    // The C map's row pitch N*2 bytes must be a multiple of 16: N % 8 == 0. Otherwise the
-    // kernel stores directly (and never touches c_map, left zeroed).
-    const int tma_store = N % 8 == 0 ? 1 : 0;
-    if (tma_store) {
-        if (cudaError_t err = make_tensor_map_2d(&c_map, C, M, N, C_BOX, C_BOX,
-                                                 CU_TENSOR_MAP_SWIZZLE_128B, kStep);
-            err != cudaSuccess)
-            return err;
-    }
-
     // Tile origins are int: check_gemm_args keeps M and N 2^16 below 2^31, far more than
     // (tiles + one cluster of padding) * 128 needs.
     const long long tiles_m = (M + BM - 1) / BM;
@@ -558,8 +539,12 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
     const int cluster_tiles = static_cast<int>(cluster_rows * tiles_n);
 
     // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
+    // Both kernels may be launched: gemm_kernel<1> is the one without a cluster launch.
     if (cudaError_t err =
             allow_dynamic_smem(kStep, gemm_kernel<CLUSTER>, static_cast<int>(SMEM_BYTES));
+        err != cudaSuccess)
+        return err;
+    if (cudaError_t err = allow_dynamic_smem(kStep, gemm_kernel<1>, static_cast<int>(SMEM_BYTES));
         err != cudaSuccess)
         return err;
 
@@ -575,33 +560,78 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
     config.attrs = &attribute;
     config.numAttrs = 1;
 
-    // Persistent grid: as many clusters as can be resident at once (one CTA per SM, and a
-    // cluster's CTAs must fit in one GPC), never more than there are cluster tiles.
-    // The answer depends only on the device, so it is asked once per device.
+    // Persistent grid: as many CTAs (or clusters) as can be resident at once: one CTA per
+    // SM, and a cluster's CTAs must fit in one GPC. Never more than there are tiles.
+    // The answers depend only on the device, so they are asked once per device.
     int device = 0;
     if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
         return fail(err, "%s: cudaGetDevice: %s", kStep, cudaGetErrorString(err));
     static int queried_device = -1;
-    static int resident_clusters = 0;
+    static int resident_ctas = 0;      // without a cluster launch
+    static int resident_clusters = 0;  // with clusters of CLUSTER CTAs
     if (queried_device != device) {
+        int sms = 0, ctas_per_sm = 0, max_clusters = 0;
+        if (cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+            err != cudaSuccess)
+            return fail(err, "%s: cudaDeviceGetAttribute: %s", kStep, cudaGetErrorString(err));
+        if (cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &ctas_per_sm, gemm_kernel<1>, THREADS, SMEM_BYTES);
+            err != cudaSuccess)
+            return fail(err, "%s: cudaOccupancyMaxActiveBlocksPerMultiprocessor: %s", kStep,
+                        cudaGetErrorString(err));
         config.gridDim = dim3(CLUSTER);
-        int max_clusters = 0;
         if (cudaError_t err =
                 cudaOccupancyMaxActiveClusters(&max_clusters, gemm_kernel<CLUSTER>, &config);
             err != cudaSuccess)
             return fail(err, "%s: cudaOccupancyMaxActiveClusters (cluster size %d): %s", kStep,
                         CLUSTER, cudaGetErrorString(err));
-        if (max_clusters < 1)
+        if (ctas_per_sm < 1 || max_clusters < 1)
             return fail(cudaErrorNotSupported,
                         "%s: device %d cannot run a cluster of %d CTAs with %zu bytes of shared "
                         "memory each",
                         kStep, device, CLUSTER, SMEM_BYTES);
+        resident_ctas = sms * ctas_per_sm;
         resident_clusters = max_clusters;
         queried_device = device;
     }
+
+    // Clusters only when there are more tiles than SMs. A cluster launch keeps the CTAs of
+    // a cluster together on neighbouring SMs of one GPC, so a grid smaller than the GPU
+    // crowds into part of it, where a plain launch spreads it out. With fewer tiles than
+    // SMs the L2 traffic that multicast saves was never the limit; the crowding is
+    // (README.md, "Cluster launch or not"). Such problems, and cluster size 1, run
+    // gemm_kernel<1> with a plain <<<>>> launch.
+    const bool clustered = CLUSTER > 1 && tiles_m * tiles_n > resident_ctas;
+
+    // A box: the CTA's 128 rows. B box: this CTA's slice, BN/CLUSTER of the 256 rows, or all
+    // 256 without clusters. C box: 64x64, stored from 128B-swizzled shared memory.
+    CUtensorMap a_map{}, b_map{}, c_map{};
+    if (cudaError_t err = make_tensor_map_2d(&a_map, A, M, K, BM, BK,
+                                             CU_TENSOR_MAP_SWIZZLE_128B, kStep);
+        err != cudaSuccess)
+        return err;
+    if (cudaError_t err = make_tensor_map_2d(&b_map, B, N, K, clustered ? B_SLICE_ROWS<CLUSTER> : BN,
+                                             BK, CU_TENSOR_MAP_SWIZZLE_128B, kStep);
+        err != cudaSuccess)
+        return err;
+    // The C map's row pitch N*2 bytes must be a multiple of 16: N % 8 == 0. Otherwise the
+    // kernel stores directly (and never touches c_map, left zeroed).
+    const int tma_store = N % 8 == 0 ? 1 : 0;
+    if (tma_store) {
+        if (cudaError_t err = make_tensor_map_2d(&c_map, C, M, N, C_BOX, C_BOX,
+                                                 CU_TENSOR_MAP_SWIZZLE_128B, kStep);
+            err != cudaSuccess)
+            return err;
+    }
+
+    if (!clustered) {
+        const long long ctas = tiles_m * tiles_n < resident_ctas ? tiles_m * tiles_n : resident_ctas;
+        gemm_kernel<1><<<static_cast<unsigned>(ctas), THREADS, SMEM_BYTES, stream>>>(
+            a_map, b_map, c_map, C, M, N, K, tma_store);
+        return check_launch(kStep);
+    }
     const int clusters = cluster_tiles < resident_clusters ? cluster_tiles : resident_clusters;
     config.gridDim = dim3(static_cast<unsigned>(clusters * CLUSTER));
-
     if (cudaError_t err = cudaLaunchKernelEx(&config, gemm_kernel<CLUSTER>, a_map, b_map, c_map, C,
                                              M, N, K, tma_store);
         err != cudaSuccess)

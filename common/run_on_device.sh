@@ -73,7 +73,7 @@ if [ $exercises = 1 ]; then
       cmake --build build-ex >/dev/null || echo "exercise build FAILED"
     (cd build-ex && ctest -L exercise --timeout 200 --output-on-failure >"$OUT/exercises_stubs_full.log" 2>&1)
     # One line per exercise (it must FAIL on the stub) and the hints it printed.
-    grep -E "^ *[0-9]+/[0-9]+ Test|^hint|hang detected|never written|race" "$OUT/exercises_stubs_full.log" | cut -c1-160 | head -40
+    grep -E "^ *[0-9]+/[0-9]+ Test|^hint|hang detected|never written|race" "$OUT/exercises_stubs_full.log" | grep -v "Google Test trace" | cut -c1-160 | head -40
     cmake -S . -B build-sol -G Ninja -DLADDER_EXERCISES=ON -DLADDER_EXERCISE_STEPS=none >/dev/null &&
       cmake --build build-sol >/dev/null || echo "solution build FAILED"
     (cd build-sol && ctest -L exercise --timeout 300 2>&1 | tail -12)

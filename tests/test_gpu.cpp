@@ -44,7 +44,11 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 }
 
 // Shapes that stress a step's own pipeline: K of one element row chunk, of one k-block, of
-// STAGES k-blocks plus and minus one, a K tail, and M and N one element past a tile.
+// STAGES k-blocks plus and minus one, a K tail, and M and N one element past a tile. The
+// last two have more tiles than an H100 has SMs (153 and 141 > 132), so step 07 runs them
+// with clusters (it launches fewer tiles without): an odd number of tile rows leaves the
+// last cluster a CTA below C, and N = bn/2 - 28 (100 for step 07) leaves CTAs of a cluster
+// without a B slice and rows of C not 16-byte aligned (no TMA store).
 std::vector<Shape> pipeline_shapes(const ladder::TileConfig& t) {
     const long long bk = t.bk > 0 ? t.bk : 64;
     const long long stages = t.stages > 0 ? t.stages : 1;
@@ -54,7 +58,9 @@ std::vector<Shape> pipeline_shapes(const ladder::TileConfig& t) {
             {bm, bn, std::max(1LL, stages - 1) * bk},
             {bm, bn, (stages + 1) * bk},
             {bm + 1, bn + 1, 3 * bk + 8},
-            {2 * bm + 1, 3 * bn - 1, stages * bk + 24}};
+            {2 * bm + 1, 3 * bn - 1, stages * bk + 24},
+            {16 * bm + 1, 9 * bn - 1, (stages + 1) * bk + 8},
+            {140 * bm + 5, std::max(8LL, bn / 2 - 28), 2 * bk}};
 }
 
 std::vector<Case> all_cases(bool pipeline) {
@@ -184,7 +190,10 @@ TEST(GpuStep07, EveryClusterSizeGivesIdenticalBits) {
     if (!ladder::step_built(*s)) GTEST_FAIL() << "step 07 is not built";
     std::string why;
     if (skip_unless_gpu_for(7, &why)) GTEST_SKIP() << why;
-    for (const Shape& shape : {Shape{1000, 1992, 2056}, Shape{4096, 4096, 4096}, Shape{257, 131, 72}}) {
+    // 1000x1992x2056 has fewer tiles than SMs (every size runs without clusters); the
+    // others more (cluster sizes 2 and 4 launch clusters, with ragged edges in the last two).
+    for (const Shape& shape : {Shape{1000, 1992, 2056}, Shape{4096, 4096, 4096},
+                               Shape{2049, 2303, 328}, Shape{17925, 100, 128}}) {
         ProblemBuffers p(shape.M, shape.N, shape.K);
         fill_random(p.A.get(), p.A.count(), 11);
         fill_random(p.B.get(), p.B.count(), 12);
