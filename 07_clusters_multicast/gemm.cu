@@ -587,11 +587,12 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
         queried_device = device;
     }
 
-    // Clusters only when there are more tiles than SMs. A cluster launch keeps the CTAs of
-    // a cluster together on neighbouring SMs of one GPC, so a grid smaller than the GPU
-    // crowds into part of it, where a plain launch spreads it out. With fewer tiles than
-    // SMs the L2 traffic that multicast saves was never the limit; the crowding is
-    // (README.md, "Cluster launch or not"). Such problems, and cluster size 1, run
+    // Clusters only when there are more tiles than SMs. A cluster launch places the CTAs
+    // of a cluster together in one GPC; measured, a grid smaller than the GPU then runs
+    // slower than with a plain launch (by 4% with multicast, 25% at cluster size 1:
+    // README.md, "Cluster launch or not"), most likely because it is packed onto fewer
+    // SMs' shared resources instead of spread out. With fewer tiles than SMs the L2
+    // traffic multicast saves was never the limit. Such problems, and cluster size 1, run
     // gemm_kernel<1> with a plain <<<>>> launch.
     const bool clustered = CLUSTER > 1 && tiles_m * tiles_n > resident_ctas;
 
