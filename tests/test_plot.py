@@ -5,6 +5,8 @@ import subprocess
 import sys
 import tempfile
 
+from png_check import check_png
+
 here = os.path.dirname(os.path.abspath(__file__))
 plot = os.path.join(here, "..", "common", "plot.py")
 fixture = os.path.join(here, "fixtures", "bench_small.csv")
@@ -15,14 +17,7 @@ with tempfile.TemporaryDirectory() as out:
     if run.returncode != 0:
         sys.exit(f"FAIL: plot.py exited {run.returncode}")
     for name in ("tflops_vs_size.png", "ladder_4096.png"):
-        path = os.path.join(out, name)
-        if not os.path.exists(path):
-            sys.exit(f"FAIL: {name} was not written")
-        with open(path, "rb") as f:
-            head = f.read(8)
-        if head != b"\x89PNG\r\n\x1a\n" or os.path.getsize(path) < 10_000:
-            sys.exit(f"FAIL: {name} is not a plausible PNG ({os.path.getsize(path)} bytes)")
-        print(f"ok {name}: {os.path.getsize(path)} bytes")
+        check_png(os.path.join(out, name))
 
     # A CSV without the columns the plots need must be refused with a clear message.
     bad = os.path.join(out, "bad.csv")

@@ -5,6 +5,8 @@ import subprocess
 import sys
 import tempfile
 
+from png_check import check_png
+
 here = os.path.dirname(os.path.abspath(__file__))
 plot = os.path.join(here, "..", "common", "plot_timeline.py")
 fixture = os.path.join(here, "fixtures", "timeline_small.csv")  # synthetic: steps 3 and 6
@@ -14,16 +16,6 @@ def run(*args):
     result = subprocess.run([sys.executable, plot, *args], capture_output=True, text=True)
     print(result.stdout, result.stderr)
     return result
-
-
-def check_png(path):
-    if not os.path.exists(path):
-        sys.exit(f"FAIL: {path} was not written")
-    with open(path, "rb") as f:
-        head = f.read(8)
-    if head != b"\x89PNG\r\n\x1a\n" or os.path.getsize(path) < 10_000:
-        sys.exit(f"FAIL: {path} is not a plausible PNG ({os.path.getsize(path)} bytes)")
-    print(f"ok {os.path.basename(path)}: {os.path.getsize(path)} bytes")
 
 
 with tempfile.TemporaryDirectory() as out:
