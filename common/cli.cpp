@@ -8,9 +8,12 @@
 namespace ladder::cli {
 
 std::vector<Shape> check_shapes() {
+    // 8704x512x2048 is 68 pairs of 128x256 tiles: two more than the 66 clusters of two an
+    // H100 or H200 holds, so step 07 runs one whole wave and splits the last two tiles'
+    // k-blocks 4 ways over 8 clusters (split-K with clusters).
     return {{1, 1, 8},          {127, 129, 72},    {256, 256, 256},
             {1000, 1992, 2056}, {8192, 64, 1024},  {64, 8192, 1024},
-            {4096, 4096, 4096}};
+            {4096, 4096, 4096}, {8704, 512, 2048}};
 }
 
 std::vector<Shape> default_bench_shapes() {
@@ -24,10 +27,12 @@ std::vector<Shape> quick_bench_shapes() {
 }
 
 std::vector<Shape> small_shapes() {
-    // The last has more 128x256 tiles (17 x 9) than an H100 has SMs: step 07 runs it with
-    // clusters, so the sanitizer sees remote arrivals and multicast too.
-    return {{1, 1, 8}, {127, 129, 72}, {129, 257, 200}, {256, 256, 256}, {64, 64, 520},
-            {2049, 2303, 72}};
+    // 256x500x4096 is 4 tiles of 128x256 with 64 k-blocks each: step 07 splits each tile's
+    // k-blocks 8 ways over 32 CTAs (split-K), with direct stores (N % 8 != 0). The last has more tiles
+    // (17 x 9) than an H100 or H200 has SMs: step 07 runs it with clusters, so the sanitizer
+    // sees remote arrivals and multicast too.
+    return {{1, 1, 8},     {127, 129, 72},   {129, 257, 200}, {256, 256, 256},
+            {64, 64, 520}, {256, 500, 4096}, {2049, 2303, 72}};
 }
 
 namespace {

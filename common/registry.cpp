@@ -27,7 +27,8 @@ LADDER_DECLARE_STEP(step04)
 LADDER_DECLARE_STEP(step05)
 LADDER_DECLARE_STEP(step06, LADDER_DECLARE_VARIANT(gemm_pingpong))
 LADDER_DECLARE_STEP(step07, LADDER_DECLARE_VARIANT(gemm_cluster1)
-                                LADDER_DECLARE_VARIANT(gemm_cluster4))
+                                LADDER_DECLARE_VARIANT(gemm_cluster4)
+                                LADDER_DECLARE_VARIANT(gemm_dataparallel))
 
 namespace ladder {
 namespace {
@@ -39,7 +40,7 @@ const Step kSteps[kStepCount] = {
     {4, "tma_multistage", "04_tma_multistage", NeedsArch::Sm90a, step04::tile_config, {{"", step04::gemm}}},
     {5, "wgmma", "05_wgmma", NeedsArch::Sm90a, step05::tile_config, {{"", step05::gemm}}},
     {6, "warp_specialized", "06_warp_specialized", NeedsArch::Sm90a, step06::tile_config, {{"cooperative", step06::gemm}, {"pingpong", step06::gemm_pingpong}}},
-    {7, "clusters_multicast", "07_clusters_multicast", NeedsArch::Sm90a, step07::tile_config, {{"cluster2", step07::gemm}, {"cluster1", step07::gemm_cluster1}, {"cluster4", step07::gemm_cluster4}}},
+    {7, "clusters_multicast", "07_clusters_multicast", NeedsArch::Sm90a, step07::tile_config, {{"cluster2", step07::gemm}, {"cluster1", step07::gemm_cluster1}, {"cluster4", step07::gemm_cluster4}, {"dataparallel", step07::gemm_dataparallel}}},
 };
 
 }  // namespace

@@ -4,6 +4,9 @@
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
+#include <map>
+#include <mutex>
+#include <utility>
 
 namespace ladder {
 namespace {
@@ -109,6 +112,51 @@ cudaError_t check_launch(const char* step) {
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess)
         return fail(err, "%s: kernel launch failed: %s", step, cudaGetErrorString(err));
+    return cudaSuccess;
+}
+
+namespace {
+
+// The workspaces of stream_workspace(), one per (device, stream), kept for the life of
+// the process. The mutex makes the table safe to use from several host threads.
+struct Workspace {
+    void* data = nullptr;
+    size_t bytes = 0;
+};
+std::mutex g_workspace_mutex;
+std::map<std::pair<int, cudaStream_t>, Workspace> g_workspaces;
+
+}  // namespace
+
+cudaError_t stream_workspace(const char* step, cudaStream_t stream, size_t bytes, void** out) {
+    int device = 0;
+    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
+        return fail(err, "%s: cudaGetDevice: %s", step, cudaGetErrorString(err));
+    std::lock_guard<std::mutex> lock(g_workspace_mutex);
+    Workspace& w = g_workspaces[{device, stream}];
+    if (w.bytes < bytes) {
+        if (w.data != nullptr) {
+            // Earlier launches on this stream may still be using the smaller buffer.
+            if (cudaError_t err = cudaStreamSynchronize(stream); err != cudaSuccess)
+                return fail(err, "%s: cudaStreamSynchronize: %s", step, cudaGetErrorString(err));
+            if (cudaError_t err = cudaFree(w.data); err != cudaSuccess)
+                return fail(err, "%s: cudaFree: %s", step, cudaGetErrorString(err));
+            w = {};
+        }
+        void* data = nullptr;
+        if (cudaError_t err = cudaMalloc(&data, bytes); err != cudaSuccess) {
+            cudaGetLastError();  // out of memory is not sticky: leave no trace for the next call
+            return fail(err, "%s: cannot allocate a %zu-byte workspace on device %d: %s", step,
+                        bytes, device, cudaGetErrorString(err));
+        }
+        // Zero before the first kernel that uses it: ordered on the same stream.
+        if (cudaError_t err = cudaMemsetAsync(data, 0, bytes, stream); err != cudaSuccess) {
+            cudaFree(data);
+            return fail(err, "%s: cudaMemsetAsync: %s", step, cudaGetErrorString(err));
+        }
+        w = {data, bytes};
+    }
+    *out = w.data;
     return cudaSuccess;
 }
 

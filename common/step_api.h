@@ -60,6 +60,13 @@ cudaError_t fail(cudaError_t code, const char* fmt, ...) __attribute__((format(p
 const char* last_error();
 void clear_error();
 
+// A device buffer of at least `bytes`, zero when first handed out, for the launches on
+// `stream` of the current device. It is kept and handed out again to every later launch
+// on the same stream (which run one after another, so they may share it); another stream
+// gets its own. A kernel that uses it must leave it as it needs to find it again (step
+// 07's stream-K lowers every flag it waits for). Safe to call from several host threads.
+cudaError_t stream_workspace(const char* step, cudaStream_t stream, size_t bytes, void** out);
+
 // Lets `kernel` use `bytes` of dynamic shared memory on the current GPU. More than 48 KB
 // must be asked for with cudaFuncSetAttribute (CUDA C++ Programming Guide, "Shared Memory").
 // Done on every launch: it is cheap, and a "done" flag would miss a second GPU of the process.

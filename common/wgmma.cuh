@@ -22,6 +22,17 @@ __device__ __forceinline__ uint64_t smem_descriptor(uint32_t smem_addr) {
     return wgmma::make_kmajor_sw128_descriptor(smem_addr);
 }
 
+// The same descriptor in two halves, for a main loop that only moves the start address:
+// the high 32 bits (SBO, swizzle mode) are the same for every such tile, so the loop keeps
+// the low half (start address and LBO) in one register and adds (bytes / 16) to it.
+__device__ __forceinline__ uint32_t smem_descriptor_lo(uint32_t smem_addr) {
+    return static_cast<uint32_t>(wgmma::make_kmajor_sw128_descriptor(smem_addr));
+}
+__device__ __forceinline__ uint64_t smem_descriptor_with_lo(uint32_t lo) {
+    constexpr uint64_t kHigh = wgmma::make_kmajor_sw128_descriptor(0) & 0xFFFFFFFF00000000ull;
+    return kHigh | lo;
+}
+
 // PTX ISA "wgmma.fence", "wgmma.commit_group", "wgmma.wait_group" (asynchronous warpgroup
 // level matrix instructions).
 // fence: orders this warpgroup's earlier register and shared-memory accesses before the

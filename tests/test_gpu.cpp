@@ -183,23 +183,27 @@ INSTANTIATE_TEST_SUITE_P(Steps, GpuBadInput, ::testing::ValuesIn(built_steps()),
                              return std::string(ladder_step_name(info.param));
                          });
 
-// Step 07's cluster sizes change who loads which slice, never the arithmetic: the same
-// inputs must give the same bits for cluster sizes 1, 2 and 4.
+// Step 07's cluster sizes change who loads which slice, never the arithmetic. Where the
+// cluster variants run the same schedule, the same inputs must give the same bits.
+// 1000x1992x2056 has fewer tiles than SMs: every cluster size launches the same plain grid
+// and splits each tile's k-blocks the same two ways (split-K). The other two have more
+// tiles than SMs (cluster sizes 2 and 4 launch clusters, with ragged edges) and too few
+// k-blocks per tile to split, so every size runs them data-parallel. (Where the cluster
+// sizes split differently, e.g. 8704x512x2048, partial sums are added in another order:
+// those results are checked against cuBLAS by the shape tests instead.)
 TEST(GpuStep07, EveryClusterSizeGivesIdenticalBits) {
     const ladder::Step* s = ladder::find_step(7);
     if (!ladder::step_built(*s)) GTEST_FAIL() << "step 07 is not built";
     std::string why;
     if (skip_unless_gpu_for(7, &why)) GTEST_SKIP() << why;
-    // 1000x1992x2056 has fewer tiles than SMs (every size runs without clusters); the
-    // others more (cluster sizes 2 and 4 launch clusters, with ragged edges in the last two).
-    for (const Shape& shape : {Shape{1000, 1992, 2056}, Shape{4096, 4096, 4096},
-                               Shape{2049, 2303, 328}, Shape{17925, 100, 128}}) {
+    for (const Shape& shape : {Shape{1000, 1992, 2056}, Shape{2049, 2303, 328}, Shape{17925, 100, 128}}) {
         ProblemBuffers p(shape.M, shape.N, shape.K);
         fill_random(p.A.get(), p.A.count(), 11);
         fill_random(p.B.get(), p.B.count(), 12);
         std::vector<uint16_t> reference;
         for (const ladder::Variant& v : s->variants) {
             if (v.name == nullptr || v.gemm == nullptr) break;
+            if (std::strncmp(v.name, "cluster", 7) != 0) continue;  // same schedule only
             std::vector<uint16_t> got = run_poisoned({7, v.name, shape}, p);
             if (reference.empty()) reference = got;
             else EXPECT_TRUE(got == reference) << v.name << " differs from " << s->variants[0].name
