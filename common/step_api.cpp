@@ -15,14 +15,64 @@ thread_local char t_message[512] = "";
 
 bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
 
-// A host pointer handed to a kernel would fault on the GPU: catch it here instead.
-bool is_device_pointer(const void* p) {
-    cudaPointerAttributes attributes{};
-    if (cudaPointerGetAttributes(&attributes, p) != cudaSuccess) {
-        cudaGetLastError();  // an unregistered host pointer may leave a sticky-free error behind
-        return false;
+// Errors after which the CUDA context is unusable: every later call fails with the same code
+// until the process exits (CUDA C++ Programming Guide, "Error Checking").
+bool is_sticky(cudaError_t err) {
+    switch (err) {
+        case cudaErrorIllegalAddress:
+        case cudaErrorLaunchFailure:
+        case cudaErrorHardwareStackError:
+        case cudaErrorIllegalInstruction:
+        case cudaErrorMisalignedAddress:
+        case cudaErrorInvalidAddressSpace:
+        case cudaErrorInvalidPc:
+        case cudaErrorAssert:
+        case cudaErrorLaunchTimeout:
+        case cudaErrorECCUncorrectable:
+        case cudaErrorContextIsDestroyed:
+            return true;
+        default:
+            return false;
     }
-    return attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
+}
+
+cudaError_t fail_unusable(const char* step, cudaError_t err) {
+    return fail(err,
+                "%s: the CUDA context is unusable after an earlier fault (%s: %s); the process must "
+                "be restarted",
+                step, cudaGetErrorName(err), cudaGetErrorString(err));
+}
+
+// A host pointer handed to a kernel would fault on the GPU, and so would one on another GPU
+// (without peer access): catch both here. `name` is "A", "B" or "C" for the message.
+cudaError_t check_pointer(const char* step, const char* name, const void* p, int device) {
+    cudaPointerAttributes attributes{};
+    if (cudaError_t err = cudaPointerGetAttributes(&attributes, p); err != cudaSuccess) {
+        // Since CUDA 11 an unregistered host pointer is not an error (its type says so): a
+        // failure here is the runtime's own state, most often a sticky fault.
+        if (is_sticky(err)) return fail_unusable(step, err);
+        cudaGetLastError();
+        return fail(err, "%s: cudaPointerGetAttributes(%s): %s", step, name, cudaGetErrorString(err));
+    }
+    if (attributes.type != cudaMemoryTypeDevice && attributes.type != cudaMemoryTypeManaged)
+        return fail(cudaErrorInvalidValue, "%s: A, B and C must be device memory (cudaMalloc); %s is not",
+                    step, name);
+    // Managed memory migrates to whichever GPU touches it; device memory stays where it was
+    // allocated, and the kernel runs on the current device.
+    if (attributes.type == cudaMemoryTypeDevice && attributes.device != device)
+        return fail(cudaErrorInvalidDevice,
+                    "%s: %s is memory of device %d but device %d is current: call cudaSetDevice(%d) "
+                    "before the call, or allocate on device %d",
+                    step, name, attributes.device, device, attributes.device, device);
+    return cudaSuccess;
+}
+
+// Whether the byte ranges [a, a + a_bytes) and [b, b + b_bytes) share a byte, without
+// forming an end address that could wrap around.
+bool overlaps(const void* a, std::uint64_t a_bytes, const void* b, std::uint64_t b_bytes) {
+    const std::uintptr_t x = reinterpret_cast<std::uintptr_t>(a);
+    const std::uintptr_t y = reinterpret_cast<std::uintptr_t>(b);
+    return x <= y ? y - x < a_bytes : x - y < b_bytes;
 }
 
 }  // namespace
@@ -66,14 +116,36 @@ cudaError_t check_gemm_args(const char* step, const bf16* A, const bf16* B, cons
     // C is written with 16-byte stores by some steps: rows of C must then start aligned too,
     // which N % 8 == 0 guarantees; steps that need it fall back to narrower stores otherwise.
 
+    // The kernels read A and B while other CTAs write C (C is __restrict__): C must not
+    // share a byte with either. Every size is below 2^31, so the byte counts fit 64 bits.
+    const std::uint64_t a_bytes = std::uint64_t(M) * std::uint64_t(K) * sizeof(bf16);
+    const std::uint64_t b_bytes = std::uint64_t(N) * std::uint64_t(K) * sizeof(bf16);
+    const std::uint64_t c_bytes = std::uint64_t(M) * std::uint64_t(N) * sizeof(bf16);
+    const bool c_on_a = overlaps(C, c_bytes, A, a_bytes);
+    if (c_on_a || overlaps(C, c_bytes, B, b_bytes))
+        return fail(cudaErrorInvalidValue,
+                    "%s: C (%p, %llu bytes) overlaps %s (%p, %llu bytes): C must not share memory "
+                    "with A or B",
+                    step, static_cast<const void*>(C), static_cast<unsigned long long>(c_bytes),
+                    c_on_a ? "A" : "B", static_cast<const void*>(c_on_a ? A : B),
+                    static_cast<unsigned long long>(c_on_a ? a_bytes : b_bytes));
+
     // 2. The GPU: there must be one, and it must have the instructions the step uses.
+    // An error an earlier, unrelated call left behind (a failed cudaMalloc, say) would
+    // otherwise be read back by check_launch() as this launch's failure: clear it. A sticky
+    // error cannot be cleared: it is still there when asked again, and nothing can run.
+    if (cudaGetLastError() != cudaSuccess)
+        if (cudaError_t sticky = cudaPeekAtLastError(); sticky != cudaSuccess)
+            return fail_unusable(step, sticky);
     int device = 0;
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
         cudaGetLastError();
         return fail(cudaErrorNoDevice, "%s: no CUDA GPU is available on this machine", step);
     }
-    if (cudaGetDevice(&device) != cudaSuccess) return fail(cudaErrorNoDevice, "%s: cudaGetDevice failed", step);
+    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
+        return is_sticky(err) ? fail_unusable(step, err)
+                              : fail(err, "%s: cudaGetDevice: %s", step, cudaGetErrorString(err));
     int major = 0, minor = 0;
     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
     cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
@@ -86,9 +158,9 @@ cudaError_t check_gemm_args(const char* step, const bf16* A, const bf16* B, cons
                     "%s: needs an Ampere or newer GPU (sm_80+: cp.async, bf16 mma); device %d is "
                     "sm_%d%d",
                     step, device, major, minor);
-    if (!is_device_pointer(A) || !is_device_pointer(B) || !is_device_pointer(C))
-        return fail(cudaErrorInvalidValue, "%s: A, B and C must be device memory (cudaMalloc)",
-                    step);
+    for (const auto& [name, pointer] : {std::pair<const char*, const void*>{"A", A}, {"B", B}, {"C", C}})
+        if (cudaError_t err = check_pointer(step, name, pointer, device); err != cudaSuccess)
+            return err;
     return cudaSuccess;
 }
 
@@ -110,6 +182,7 @@ cudaError_t check_smem_optin(const char* step, int bytes) {
 
 cudaError_t check_launch(const char* step) {
     cudaError_t err = cudaGetLastError();
+    if (is_sticky(err)) return fail_unusable(step, err);
     if (err != cudaSuccess)
         return fail(err, "%s: kernel launch failed: %s", step, cudaGetErrorString(err));
     return cudaSuccess;

@@ -12,6 +12,8 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include <mutex>
+
 namespace ladder {
 
 using bf16 = __nv_bfloat16;
@@ -43,6 +45,11 @@ struct TileConfig {
 // Validates the problem contract above and that the current GPU can run a step that
 // needs `arch`. On failure it records a message (see last_error) naming `step` and
 // returns the error code to hand back to the caller, having launched nothing.
+// What it checks beyond the sizes: no null or misaligned pointer, C sharing no byte with A
+// or B, every pointer device (or managed) memory of the current device, and a CUDA context
+// that still works. It clears an error an earlier call left pending, so that check_launch()
+// reports this launch's own. It cannot check the stream or that the buffers are as large
+// as M, N and K say.
 cudaError_t check_gemm_args(const char* step, const bf16* A, const bf16* B, const bf16* C,
                             int M, int N, int K, NeedsArch arch);
 
@@ -50,7 +57,8 @@ cudaError_t check_gemm_args(const char* step, const bf16* A, const bf16* B, cons
 // limit), with a message naming `step` when it does not.
 cudaError_t check_smem_optin(const char* step, int bytes);
 
-// After a launch: turns cudaGetLastError() into a recorded message and returns it.
+// After a launch: turns cudaGetLastError() into a recorded message and returns it
+// (check_gemm_args cleared what was pending before the launch).
 cudaError_t check_launch(const char* step);
 
 // Records a failure message for ladder_last_error() / last_error() and returns `code`.
@@ -80,5 +88,32 @@ cudaError_t allow_dynamic_smem(const char* step, Kernel* kernel, int bytes) {
                     cudaGetErrorString(err));
     return cudaSuccess;
 }
+
+// A value that depends only on the device (SM count, occupancy), computed once per device
+// and shared by every host thread. Declare one as a function-local static; get() is safe to
+// call from several threads at once, on several devices.
+template <typename T>
+class PerDeviceCache {
+  public:
+    // Returns in *out the value for `device`, calling compute(&value) (a cudaError_t) the
+    // first time; a failed compute is returned and not remembered.
+    template <typename Compute>
+    cudaError_t get(int device, T* out, Compute&& compute) {
+        if (device < 0 || device >= kDevices) return compute(out);
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!known_[device]) {
+            if (cudaError_t err = compute(&values_[device]); err != cudaSuccess) return err;
+            known_[device] = true;
+        }
+        *out = values_[device];
+        return cudaSuccess;
+    }
+
+  private:
+    static constexpr int kDevices = 64;  // more than any one machine has; others are not cached
+    std::mutex mutex_;
+    bool known_[kDevices] = {};
+    T values_[kDevices] = {};
+};
 
 }  // namespace ladder

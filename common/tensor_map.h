@@ -33,18 +33,22 @@ namespace ladder {
 inline cudaError_t make_tensor_map_2d(CUtensorMap* map, const void* base, uint64_t rows,
                                       uint64_t cols, uint32_t box_rows, uint32_t box_cols,
                                       CUtensorMapSwizzle swizzle, const char* step) {
-    static PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
-    if (encode == nullptr) {
+    // Looked up once per process; a function-local static is initialized exactly once even
+    // when several host threads get here first together (C++11 [stmt.dcl]).
+    static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
         cudaDriverEntryPointQueryResult found{};
         void* fn = nullptr;
         cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
                                                            cudaEnableDefault, &found);
-        if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || fn == nullptr)
-            return fail(cudaErrorNotSupported,
-                        "%s: the driver does not provide cuTensorMapEncodeTiled (needs CUDA 12+)",
-                        step);
-        encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
-    }
+        if (err != cudaSuccess || found != cudaDriverEntryPointSuccess) {
+            cudaGetLastError();
+            fn = nullptr;
+        }
+        return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+    }();
+    if (encode == nullptr)
+        return fail(cudaErrorNotSupported,
+                    "%s: the driver does not provide cuTensorMapEncodeTiled (needs CUDA 12+)", step);
     const cuuint64_t global_dim[2] = {cols, rows};               // innermost dimension first
     const cuuint64_t global_stride[1] = {cols * sizeof(__nv_bfloat16)};  // bytes; dim 0 is packed
     const cuuint32_t box_dim[2] = {box_cols, box_rows};
