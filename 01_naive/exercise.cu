@@ -44,26 +44,32 @@ static_assert(THREADS <= 1024, "a block has at most 1024 threads");
 __global__ void __launch_bounds__(THREADS)
 gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B,
             __nv_bfloat16* __restrict__ C, int M, int N, int K) {
-    // ---- setup: which output this thread owns -----------------------------------------
+    // ---- setup: which outputs this thread owns ----------------------------------------
+    // Column n, and row m of every BM-row block the grid covers. The grid is at most 65535
+    // blocks tall, fewer than a large M needs (M > 524,280), so each thread then walks down
+    // C by the grid's height: a grid-stride loop, one pass for every smaller M.
     const int n = blockIdx.x * BN + threadIdx.x;
-    const int m = blockIdx.y * BM + threadIdx.y;
-    if (m >= M || n >= N) return;  // the grid overhangs C when M or N is not a multiple of the tile
+    if (n >= N) return;  // the grid overhangs C when N is not a multiple of the tile
+    const long long grid_rows = static_cast<long long>(gridDim.y) * BM;
+    for (long long row = blockIdx.y * BM + threadIdx.y; row < M; row += grid_rows) {
+        const int m = static_cast<int>(row);
 
-    // ---- producer: none. Each thread loads its own operands from global memory. -------
-    // EXERCISE BEGIN: the dot product of row m of A and row n of B
-    // TODO: C[m,n] = sum over k of A[m,k] * B[n,k]. A is M x K and B is N x K, both
-    // row-major: element (r, k) of either sits r * K + k elements from its base. Convert
-    // each bf16 to float (__bfloat162float), multiply-add in fp32 (fmaf), and use size_t
-    // for the row offset (m * K can exceed 2^31). This stub leaves every sum at zero.
+        // ---- producer: none. Each thread loads its own operands from global memory. ---
+        // EXERCISE BEGIN: the dot product of row m of A and row n of B
+        // TODO: C[m,n] = sum over k of A[m,k] * B[n,k]. A is M x K and B is N x K, both
+        // row-major: element (r, k) of either sits r * K + k elements from its base. Convert
+        // each bf16 to float (__bfloat162float), multiply-add in fp32 (fmaf), and use size_t
+        // for the row offset (m * K can exceed 2^31). This stub leaves every sum at zero.
 
-    // ---- main loop: K fused multiply-adds in fp32 --------------------------------------
-    (void)A;
-    (void)B;
-    float acc = 0.0f;
-    // EXERCISE END
+        // ---- main loop: K fused multiply-adds in fp32 ----------------------------------
+        (void)A;
+        (void)B;
+        float acc = 0.0f;
+        // EXERCISE END
 
-    // ---- epilogue: round to bf16 once, at the end ---------------------------------------
-    C[static_cast<size_t>(m) * N + n] = __float2bfloat16(acc);
+        // ---- epilogue: round to bf16 once, at the end -----------------------------------
+        C[static_cast<size_t>(m) * N + n] = __float2bfloat16(acc);
+    }
 }
 
 // -------------------------------------------------------------------------------------
@@ -75,9 +81,8 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
         err != cudaSuccess)
         return err;
     const dim3 block(BN, BM);
-    const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
-    if (grid.y > 65535u)
-        return fail(cudaErrorInvalidValue, "01_naive: M=%d needs more than 65535 row blocks", M);
+    const int row_blocks = (M + BM - 1) / BM;
+    const dim3 grid((N + BN - 1) / BN, row_blocks < 65535 ? row_blocks : 65535);  // grid.y <= 65535
     gemm_kernel<<<grid, block, 0, stream>>>(A, B, C, M, N, K);
     return check_launch("01_naive");
 }

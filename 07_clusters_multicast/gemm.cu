@@ -709,38 +709,45 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
 
     // Persistent grid: as many CTAs (or clusters) as can be resident at once: one CTA per
     // SM, and a cluster's CTAs must fit in one GPC. Never more than there are tiles.
-    // The answers depend only on the device, so they are asked once per device.
+    // The answers depend only on the device, so they are asked once per device (and
+    // shared by every host thread).
     int device = 0;
     if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
         return fail(err, "%s: cudaGetDevice: %s", kStep, cudaGetErrorString(err));
-    static int queried_device = -1;
-    static int resident_ctas = 0;      // without a cluster launch
-    static int resident_clusters = 0;  // with clusters of CLUSTER CTAs
-    if (queried_device != device) {
-        int sms = 0, ctas_per_sm = 0, max_clusters = 0;
-        if (cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-            err != cudaSuccess)
-            return fail(err, "%s: cudaDeviceGetAttribute: %s", kStep, cudaGetErrorString(err));
-        if (cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &ctas_per_sm, gemm_kernel<1>, THREADS, SMEM_BYTES);
-            err != cudaSuccess)
-            return fail(err, "%s: cudaOccupancyMaxActiveBlocksPerMultiprocessor: %s", kStep,
-                        cudaGetErrorString(err));
-        config.gridDim = dim3(CLUSTER);
-        if (cudaError_t err =
-                cudaOccupancyMaxActiveClusters(&max_clusters, gemm_kernel<CLUSTER>, &config);
-            err != cudaSuccess)
-            return fail(err, "%s: cudaOccupancyMaxActiveClusters (cluster size %d): %s", kStep,
-                        CLUSTER, cudaGetErrorString(err));
-        if (ctas_per_sm < 1 || max_clusters < 1)
-            return fail(cudaErrorNotSupported,
-                        "%s: device %d cannot run a cluster of %d CTAs with %zu bytes of shared "
-                        "memory each",
-                        kStep, device, CLUSTER, SMEM_BYTES);
-        resident_ctas = sms * ctas_per_sm;
-        resident_clusters = max_clusters;
-        queried_device = device;
-    }
+    struct Resident {
+        int ctas;      // without a cluster launch
+        int clusters;  // with clusters of CLUSTER CTAs
+    };
+    static PerDeviceCache<Resident> resident_cache;
+    Resident resident{};
+    if (cudaError_t err = resident_cache.get(device, &resident, [&](Resident* r) {
+            int sms = 0, ctas_per_sm = 0, max_clusters = 0;
+            if (cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+                err != cudaSuccess)
+                return fail(err, "%s: cudaDeviceGetAttribute: %s", kStep, cudaGetErrorString(err));
+            if (cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &ctas_per_sm, gemm_kernel<1>, THREADS, SMEM_BYTES);
+                err != cudaSuccess)
+                return fail(err, "%s: cudaOccupancyMaxActiveBlocksPerMultiprocessor: %s", kStep,
+                            cudaGetErrorString(err));
+            config.gridDim = dim3(CLUSTER);
+            if (cudaError_t err =
+                    cudaOccupancyMaxActiveClusters(&max_clusters, gemm_kernel<CLUSTER>, &config);
+                err != cudaSuccess)
+                return fail(err, "%s: cudaOccupancyMaxActiveClusters (cluster size %d): %s", kStep,
+                            CLUSTER, cudaGetErrorString(err));
+            if (ctas_per_sm < 1 || max_clusters < 1)
+                return fail(cudaErrorNotSupported,
+                            "%s: device %d cannot run a cluster of %d CTAs with %zu bytes of shared "
+                            "memory each",
+                            kStep, device, CLUSTER, SMEM_BYTES);
+            *r = {sms * ctas_per_sm, max_clusters};
+            return cudaSuccess;
+        });
+        err != cudaSuccess)
+        return err;
+    const int resident_ctas = resident.ctas;
+    const int resident_clusters = resident.clusters;
 
     // Clusters only when there are more tiles than SMs. A cluster launch places the CTAs
     // of a cluster together in one GPC; measured, a grid smaller than the GPU then runs
