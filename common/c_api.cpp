@@ -19,8 +19,10 @@ extern "C" int ladder_gemm_variant(int step, const char* variant, const void* A,
                             step, s->folder);
     const ladder::Variant* v = ladder::find_variant(*s, variant);
     if (v == nullptr)
-        return ladder::fail(cudaErrorInvalidValue, "ladder_gemm: step %d (%s) has no variant '%s'",
-                            step, s->folder, variant);
+        return ladder::fail(cudaErrorInvalidValue,
+                            "ladder_gemm: step %d (%s) has no variant '%s' (its variants: %s)", step,
+                            s->folder, ladder::printable(variant).c_str(),
+                            ladder::variant_names(*s).c_str());
     return v->gemm(static_cast<const bf16*>(A), static_cast<const bf16*>(B), static_cast<bf16*>(C),
                    M, N, K, static_cast<cudaStream_t>(stream));
 }

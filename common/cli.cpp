@@ -1,6 +1,8 @@
 // cli.cpp: see cli.h.
 #include "cli.h"
 
+#include "step_api.h"  // ladder::kMaxDimension, printable
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -35,17 +37,37 @@ std::vector<Shape> small_shapes() {
             {64, 64, 520}, {256, 500, 4096}, {2049, 2303, 72}};
 }
 
+bool cpu_reference_fits(const Shape& s) {
+    // M*N*K <= 2^31, without forming a product that could overflow: N*K < 2^62 fits.
+    constexpr long long kLimit = 1LL << 31;
+    const long long nk = s.N * s.K;
+    return nk <= kLimit && s.M <= kLimit / nk;
+}
+
 namespace {
 
-bool parse_positive(const char* text, long long* out) {
+// A whole number of plain digits (no sign, no space: strtoull would take " -1" as 2^64-1)
+// from 1 to max_value.
+bool parse_whole(const char* text, unsigned long long max_value, unsigned long long* out) {
     if (text == nullptr || *text == '\0') return false;
+    for (const char* c = text; *c != '\0'; ++c)
+        if (*c < '0' || *c > '9') return false;
     errno = 0;
-    char* end = nullptr;
-    long long v = std::strtoll(text, &end, 10);
-    if (errno != 0 || *end != '\0' || v <= 0 || v > 2147483647LL) return false;
+    const unsigned long long v = std::strtoull(text, nullptr, 10);
+    if (errno != 0 || v > max_value) return false;
     *out = v;
     return true;
 }
+
+bool parse_positive(const char* text, long long* out) {
+    unsigned long long v = 0;
+    if (!parse_whole(text, ladder::kMaxDimension, &v) || v == 0) return false;
+    *out = static_cast<long long>(v);
+    return true;
+}
+
+// The contract's K: whole 16-byte rows of bf16.
+bool valid_k(long long k) { return k >= 8 && k % 8 == 0; }
 
 bool parse_shape(const std::string& item, Shape* shape) {
     long long dims[3];
@@ -61,7 +83,7 @@ bool parse_shape(const std::string& item, Shape* shape) {
     if (count == 1) *shape = {dims[0], dims[0], dims[0]};
     else if (count == 3) *shape = {dims[0], dims[1], dims[2]};
     else return false;
-    return true;
+    return valid_k(shape->K);
 }
 
 }  // namespace
@@ -78,7 +100,9 @@ bool parse_sizes(const std::string& text, std::vector<Shape>* out, std::string* 
         std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         Shape s{};
         if (!parse_shape(item, &s)) {
-            *error = "bad size '" + item + "' in --sizes (use N for a cube or MxNxK, sizes 1..2^31-1)";
+            *error = "bad size '" + ladder::printable(item.c_str()) +
+                     "' in --sizes (use N for a cube or MxNxK, sizes 1.." + std::to_string(ladder::kMaxDimension) +
+                     ", K a multiple of 8)";
             return false;
         }
         shapes.push_back(s);
@@ -111,7 +135,8 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
             const char* v = value(name);
             if (v == nullptr) return false;
             if (!parse_positive(v, dst)) {
-                *error = std::string(name) + " must be a whole number from 1 to 2^31-1, not '" + v + "'";
+                *error = std::string(name) + " must be a whole number from 1 to " +
+                         std::to_string(ladder::kMaxDimension) + ", not '" + ladder::printable(v) + "'";
                 return false;
             }
             return true;
@@ -121,7 +146,13 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
         else if (arg == "--help" || arg == "-h") o.help = true;
         else if (arg == "--m") { if (!dim("--m", &m)) return false; }
         else if (arg == "--n") { if (!dim("--n", &n)) return false; }
-        else if (arg == "--k") { if (!dim("--k", &k)) return false; }
+        else if (arg == "--k") {
+            if (!dim("--k", &k)) return false;
+            if (!valid_k(k)) {
+                *error = "--k must be a multiple of 8 (rows of whole 16-byte chunks), not " + std::to_string(k);
+                return false;
+            }
+        }
         else if (arg == "--sizes") {
             const char* v = value("--sizes");
             if (v == nullptr || !parse_sizes(v, &sizes, error)) return false;
@@ -141,19 +172,20 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
         } else if (arg == "--seed") {
             const char* v = value("--seed");
             if (v == nullptr) return false;
-            char* end = nullptr;
-            errno = 0;
-            o.seed = std::strtoull(v, &end, 10);
-            if (errno != 0 || *end != '\0' || *v == '\0' || *v == '-') {
-                *error = std::string("--seed must be a whole number, not '") + v + "'";
+            unsigned long long seed = 0;
+            if (!parse_whole(v, ~0ULL, &seed)) {
+                *error = std::string("--seed must be a whole number from 0 to 2^64-1 (digits only), not '") +
+                         ladder::printable(v) + "'";
                 return false;
             }
+            o.seed = seed;
             o.seed_given = true;
         } else if (arg == "--runs") {
             long long runs = 0;
             if (!dim("--runs", &runs)) return false;
-            if (runs < 20) {
-                *error = "--runs must be at least 20 (the median of fewer runs is noise)";
+            if (runs < 20 || runs > kMaxRuns) {
+                *error = "--runs must be from 20 (the median of fewer runs is noise) to " +
+                         std::to_string(kMaxRuns);
                 return false;
             }
             o.min_runs = static_cast<int>(runs);
@@ -162,11 +194,11 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
             if (v == nullptr) return false;
             if (std::strcmp(v, "cpu") == 0) o.cpu_reference = true;
             else if (std::strcmp(v, "cublas") != 0) {
-                *error = std::string("--reference must be cublas or cpu, not '") + v + "'";
+                *error = std::string("--reference must be cublas or cpu, not '") + ladder::printable(v) + "'";
                 return false;
             }
         } else {
-            *error = "unknown argument '" + arg + "'";
+            *error = "unknown argument '" + ladder::printable(arg.c_str()) + "'";
             return false;
         }
     }
@@ -188,7 +220,7 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
     o.bench_shapes_default = !(one_shape || sizes_given);
     if (o.cpu_reference)
         for (const Shape& s : o.check_shapes)
-            if (s.M * s.N * s.K > (1LL << 31)) {
+            if (!cpu_reference_fits(s)) {
                 *error = "--reference cpu is for small shapes (M*N*K <= 2^31); use cuBLAS for larger";
                 return false;
             }
@@ -199,8 +231,10 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
 std::string usage(const char* program) {
     return std::string("usage: ") + program +
            " [--check] [--bench] [--m M --n N --k K | --sizes default|quick|small|check|LIST]\n"
-           "       [--variant NAME] [--csv FILE] [--seed S] [--runs R>=20] [--reference cublas|cpu]\n"
+           "       [--variant NAME] [--csv FILE] [--seed S] [--runs 20..100000] [--reference cublas|cpu]\n"
            "       [--timeline FILE]\n"
+           "Sizes are 1.." + std::to_string(ladder::kMaxDimension) + ", K a multiple of 8; --seed is\n"
+           "0..2^64-1; --reference cpu takes shapes with M*N*K <= 2^31.\n"
            "With neither --check nor --bench it does both: checks every shape against cuBLAS\n"
            "(and a float64 CPU reference on sampled elements), then times the step and cuBLAS\n"
            "side by side. Exit codes: 0 ok, 1 a check or CUDA call failed, 2 bad arguments,\n"

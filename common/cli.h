@@ -4,7 +4,7 @@
 //   step-N                      check the default shape set, then benchmark the default sizes
 //   step-N --check              only check          step-N --bench   only benchmark
 //   --m M --n N --k K           one shape (missing ones default to 4096)
-//   --sizes LIST                default | quick | small | check | "4096,1000x1992x2056,..."
+//   --sizes LIST                default | quick | small | check | "4096,1000x1992x2056,..." (K % 8 == 0)
 //   --variant NAME              one schedule of the step (step 6: pingpong, step 7: cluster1...)
 //   --csv FILE                  append benchmark rows to FILE
 //   --seed S                    fix the input seed (default: a fresh seed, printed)
@@ -18,6 +18,9 @@
 #include <vector>
 
 namespace ladder::cli {
+
+// The most timed runs --runs may ask for (each needs a pair of CUDA events).
+constexpr int kMaxRuns = 100000;
 
 struct Shape {
     long long M, N, K;
@@ -56,5 +59,8 @@ bool parse_sizes(const std::string& text, std::vector<Shape>* out, std::string* 
 bool parse(int argc, const char* const* argv, Options* out, std::string* error);
 
 std::string usage(const char* program);
+
+// Whether --reference cpu may take this shape: M*N*K <= 2^31 (computed without overflow).
+bool cpu_reference_fits(const Shape& s);
 
 }  // namespace ladder::cli

@@ -238,8 +238,7 @@ std::vector<Timing> time_alternating(const std::vector<std::function<cudaError_t
         for (int i = 2; i < 7; ++i)
             for (int kind = 0; kind < kinds; ++kind) checked(kind, set_of(i, kind));
 
-    constexpr double kBudgetMs = 300;
-    const int runs = std::clamp(static_cast<int>(kBudgetMs / std::max(estimate_sum, 1e-3)), min_runs, 500);
+    const int runs = timed_run_count(estimate_sum, min_runs);
     std::vector<cudaEvent_t> start(static_cast<size_t>(runs) * kinds), stop(start.size());
     for (size_t i = 0; i < start.size(); ++i) {
         LADDER_CUDA(cudaEventCreate(&start[i]));

@@ -148,4 +148,14 @@ std::vector<Timing> time_alternating(const std::vector<std::function<cudaError_t
                                      int sets, int min_runs, double budget_ms = 0,
                                      cudaStream_t stream = nullptr);
 
+// How many timed runs time_alternating makes of each kind when one round of all kinds takes
+// round_ms: enough for ~0.3 s of GPU time, at most 500 unless min_runs asks for more, and
+// never fewer than min_runs.
+inline int timed_run_count(double round_ms, int min_runs) {
+    constexpr double kBudgetMs = 300;
+    const double wanted = kBudgetMs / (round_ms > 1e-3 ? round_ms : 1e-3);
+    const int most = min_runs > 500 ? min_runs : 500;
+    return wanted < min_runs ? min_runs : wanted > most ? most : static_cast<int>(wanted);
+}
+
 }  // namespace ladder::harness

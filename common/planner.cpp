@@ -329,7 +329,9 @@ Plan evaluate(const Machine& machine, const Problem& problem, const Candidate& c
     p.transfer_ns_per_kblock = transfer_ns;
     // A stage's round trip is load latency + transfer + math; while one stage is consumed,
     // the other (stages - 1) must be in flight: (stages - 1) * math >= latency + transfer.
-    p.stages_needed = 1 + static_cast<int>(std::ceil((m.mem_latency_ns + transfer_ns) / math_ns - 1e-9));
+    // In double first: a machine described with extreme numbers must not overflow the int.
+    const double needed = 1 + std::ceil((m.mem_latency_ns + transfer_ns) / math_ns - 1e-9);
+    p.stages_needed = needed < 1e9 ? static_cast<int>(needed) : 1000000000;
     // With S stages the ring completes S k-blocks per round trip (Little's law), and never
     // faster than the tensor cores allow.
     const double kblock_ns =
@@ -604,6 +606,7 @@ bool parse_candidate(const std::string& text, Candidate* candidate, std::string*
 
 bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::string* error) {
     CliOptions o;
+    std::string candidate_text;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& flag = args[i];
         if (flag == "-h" || flag == "--help") {
@@ -644,13 +647,29 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
         } else if (flag == "--candidate") {
             if (!parse_candidate(value, &o.candidate, error)) return false;
             o.has_candidate = true;
+            candidate_text = value;
         } else {
+            // Bounds far outside any GPU, so the model's arithmetic (stage counts in int)
+            // stays finite and in range.
+            const bool l2 = flag == "--l2-tbps";
+            const double lo = l2 ? 0.01 : 1, hi = l2 ? 1000 : 1e6;
             double d = 0;
-            if (!parse_positive_double(value, &d)) {
-                *error = flag + " must be a positive number, not '" + value + "'";
+            if (!parse_positive_double(value, &d) || d < lo || d > hi) {
+                *error = flag + " must be a number from " + format("%g", lo) + " to " + format("%g", hi) +
+                         ", not '" + value + "'";
                 return false;
             }
-            (flag == "--l2-tbps" ? o.l2_tbps : o.latency_ns) = d;
+            (l2 ? o.l2_tbps : o.latency_ns) = d;
+        }
+    }
+    if (o.has_candidate) {
+        // The machine-independent rules of evaluate(): a tile it would call invalid is a bad
+        // argument, not a plan. Stages left out are resolved later, and at least 1.
+        Candidate c = o.candidate;
+        if (c.stages < 0) c.stages = 1;
+        if (std::string why = invalid_reason(h100_sxm(), o.problem, c); !why.empty()) {
+            *error = "--candidate '" + candidate_text + "': " + why;
+            return false;
         }
     }
     *options = o;

@@ -62,4 +62,14 @@ const Variant* find_variant(const Step& step, const char* name) {
     return nullptr;
 }
 
+std::string variant_names(const Step& step) {
+    if (step.variants[0].name == nullptr || step.variants[0].name[0] == '\0') return "only the default";
+    std::string names;
+    for (const Variant& v : step.variants) {
+        if (v.name == nullptr) break;
+        names += names.empty() ? std::string(v.name) + " (default)" : std::string(", ") + v.name;
+    }
+    return names;
+}
+
 }  // namespace ladder

@@ -2,6 +2,8 @@
 // as the C API, the step executables, the tests and the planner see them.
 #pragma once
 
+#include <string>
+
 #include "step_api.h"
 
 namespace ladder {
@@ -31,5 +33,9 @@ bool step_built(const Step& step);
 
 // The variant named `name` ("" or nullptr: the default), or nullptr.
 const Variant* find_variant(const Step& step, const char* name);
+
+// The step's variant names for a message: "cluster2 (default), cluster1, cluster4", or
+// "only the default" for a step with a single schedule.
+std::string variant_names(const Step& step);
 
 }  // namespace ladder

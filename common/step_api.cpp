@@ -85,6 +85,21 @@ cudaError_t fail(cudaError_t code, const char* fmt, ...) {
     return code;
 }
 
+std::string printable(const char* text) {
+    if (text == nullptr) return "(null)";
+    std::string out;
+    for (const unsigned char* c = reinterpret_cast<const unsigned char*>(text); *c != '\0'; ++c) {
+        if (*c >= 0x20 && *c < 0x7f && *c != '\\') {
+            out += static_cast<char>(*c);
+        } else {
+            char escaped[8];
+            std::snprintf(escaped, sizeof escaped, "\\x%02x", *c);
+            out += escaped;
+        }
+    }
+    return out;
+}
+
 const char* last_error() { return t_message; }
 void clear_error() { t_message[0] = '\0'; }
 
@@ -132,17 +147,22 @@ cudaError_t check_gemm_args(const char* step, const bf16* A, const bf16* B, cons
 
     // 2. The GPU: there must be one, and it must have the instructions the step uses.
     // An error an earlier, unrelated call left behind (a failed cudaMalloc, say) would
-    // otherwise be read back by check_launch() as this launch's failure: clear it. A sticky
-    // error cannot be cleared: it is still there when asked again, and nothing can run.
-    if (cudaGetLastError() != cudaSuccess)
-        if (cudaError_t sticky = cudaPeekAtLastError(); sticky != cudaSuccess)
-            return fail_unusable(step, sticky);
+    // otherwise be read back by check_launch() as this launch's failure: clear it.
+    const cudaError_t stale = cudaGetLastError();
     int device = 0;
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
         cudaGetLastError();
         return fail(cudaErrorNoDevice, "%s: no CUDA GPU is available on this machine", step);
     }
+    // A sticky error cannot be cleared: it is still there when asked again, and nothing can
+    // run in this process any more.
+    if (stale != cudaSuccess)
+        if (cudaError_t persists = cudaPeekAtLastError(); persists != cudaSuccess)
+            return is_sticky(persists)
+                       ? fail_unusable(step, persists)
+                       : fail(persists, "%s: an earlier CUDA error persists (%s: %s)", step,
+                              cudaGetErrorName(persists), cudaGetErrorString(persists));
     if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
         return is_sticky(err) ? fail_unusable(step, err)
                               : fail(err, "%s: cudaGetDevice: %s", step, cudaGetErrorString(err));

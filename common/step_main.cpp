@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -159,12 +160,14 @@ int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
                 std::vector<ladder::csv::Row>* rows) {
     // Enough input sets that one pass over them is 3x the L2: no launch finds its inputs cached.
     std::vector<ProblemBuffers> sets;
-    const size_t set_bytes = static_cast<size_t>((s.M * s.K + s.N * s.K + s.M * s.N) * 2);
+    // In double: M*N + N*K + M*K bytes can exceed 2^63 for sizes no GPU holds.
+    const double set_bytes = 2.0 * (static_cast<double>(s.M) * s.K + static_cast<double>(s.N) * s.K +
+                                    static_cast<double>(s.M) * s.N);
     size_t free_bytes = 0, total_bytes = 0;
     LADDER_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const size_t wanted = (3 * static_cast<size_t>(dev.l2_bytes) + set_bytes - 1) / set_bytes;
-    const size_t affordable = std::max<size_t>(1, free_bytes / 2 / set_bytes);
-    const int set_count = static_cast<int>(std::clamp<size_t>(wanted, 1, std::min<size_t>(affordable, 64)));
+    const double wanted = std::ceil(3.0 * static_cast<double>(dev.l2_bytes) / set_bytes);
+    const double affordable = std::max(1.0, std::floor(static_cast<double>(free_bytes) / 2 / set_bytes));
+    const int set_count = static_cast<int>(std::clamp(wanted, 1.0, std::min(affordable, 64.0)));
     for (int i = 0; i < set_count; ++i) {
         sets.emplace_back(s.M, s.N, s.K);
         fill_random(sets.back().A.get(), sets.back().A.count(), seed + 10 * i);
@@ -256,14 +259,16 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "step-%d: %s\n%s", LADDER_STEP, error.c_str(), ladder::cli::usage(argv[0]).c_str());
         return 2;
     }
-    if (opt.help) {
-        std::printf("%s", ladder::cli::usage(argv[0]).c_str());
-        return 0;
-    }
+    // Everything about the arguments is settled here, before anything touches the GPU.
     const ladder::Step* step = ladder::find_step(LADDER_STEP);
     if (step == nullptr || !ladder::step_built(*step)) {
         std::fprintf(stderr, "step-%d: not available in this build\n", LADDER_STEP);
         return 1;
+    }
+    if (opt.help) {
+        std::printf("%sVariants of step %d (--variant): %s\n", ladder::cli::usage(argv[0]).c_str(),
+                    LADDER_STEP, ladder::variant_names(*step).c_str());
+        return 0;
     }
     std::vector<Runner> runners;
     for (const ladder::Variant& v : step->variants) {
@@ -271,7 +276,15 @@ int main(int argc, char** argv) {
         if (opt.variant.empty() || opt.variant == v.name) runners.push_back({*step, v});
     }
     if (runners.empty()) {
-        std::fprintf(stderr, "step-%d: no variant '%s'\n", LADDER_STEP, opt.variant.c_str());
+        std::fprintf(stderr, "step-%d: no variant '%s' (variants of step %d: %s)\n", LADDER_STEP,
+                     ladder::printable(opt.variant.c_str()).c_str(), LADDER_STEP,
+                     ladder::variant_names(*step).c_str());
+        return 2;
+    }
+    // A CSV file that cannot be written is found now, not after the whole benchmark.
+    if (!opt.csv.empty() && !std::ofstream(opt.csv, std::ios::app)) {
+        std::fprintf(stderr, "step-%d: --csv: cannot open '%s' for appending\n", LADDER_STEP,
+                     ladder::printable(opt.csv.c_str()).c_str());
         return 2;
     }
 

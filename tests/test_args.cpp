@@ -43,6 +43,22 @@ TEST(CApi, RejectsAnUnknownVariant) {
     EXPECT_NE(message().find("turbo"), std::string::npos) << message();
 }
 
+TEST(CApi, AnUnknownVariantMessageListsTheVariantsAndEscapesTheName) {
+    EXPECT_NE(ladder_gemm_variant(6, "turbo", kA, kB, kC, 64, 64, 64, nullptr), 0);
+    EXPECT_NE(message().find("cooperative (default), pingpong"), std::string::npos) << message();
+    EXPECT_NE(ladder_gemm_variant(1, "\xff\xfe\n", kA, kB, kC, 64, 64, 64, nullptr), 0);
+    EXPECT_NE(message().find("'\\xff\\xfe\\x0a'"), std::string::npos) << message();
+    EXPECT_NE(message().find("only the default"), std::string::npos) << message();
+}
+
+TEST(CApi, NullAndEmptyVariantNamesAreTheDefault) {
+    // Past the variant lookup: the argument checks of the default schedule answer.
+    EXPECT_NE(ladder_gemm_variant(7, nullptr, kA, kB, kC, 64, 64, 12, nullptr), 0);
+    EXPECT_NE(message().find("multiple of 8"), std::string::npos) << message();
+    EXPECT_NE(ladder_gemm_variant(7, "", kA, kB, kC, 64, 64, 12, nullptr), 0);
+    EXPECT_NE(message().find("multiple of 8"), std::string::npos) << message();
+}
+
 TEST_P(EveryStep, IsBuiltIntoTheLibrary) {
     EXPECT_EQ(ladder_step_available(GetParam()), 1) << ladder_step_name(GetParam())
                                                      << " is not built into libladder";
@@ -91,6 +107,17 @@ TEST_P(EveryStep, RejectsMisalignedPointers) {
     EXPECT_NE(ladder_gemm(step, kA, fake(0x20008), kC, 64, 64, 64, nullptr), 0);
     EXPECT_NE(ladder_gemm(step, kA, kB, fake(0x30001), 64, 64, 64, nullptr), 0);
     EXPECT_NE(message().find("16-byte aligned"), std::string::npos) << message();
+}
+
+TEST_P(EveryStep, RejectsCOverlappingAOrB) {
+    // 64x64 bf16 is 8 KiB (0x2000 bytes): kA + 0x1000 lies inside A, kB - 0x1000 ends inside B.
+    const int step = GetParam();
+    EXPECT_NE(ladder_gemm(step, kA, kB, kA, 64, 64, 64, nullptr), 0);
+    EXPECT_NE(message().find("overlaps A"), std::string::npos) << message();
+    EXPECT_NE(ladder_gemm(step, kA, kB, fake(0x11000), 64, 64, 64, nullptr), 0);
+    EXPECT_NE(message().find("overlaps A"), std::string::npos) << message();
+    EXPECT_NE(ladder_gemm(step, kA, kB, fake(0x1f000), 64, 64, 64, nullptr), 0);
+    EXPECT_NE(message().find("overlaps B"), std::string::npos) << message();
 }
 
 TEST_P(EveryStep, RefusesValidSizesWithoutDeviceMemory) {

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "csv.h"
+#include "harness.h"  // timed_run_count
 
 using namespace ladder;
 
@@ -121,4 +122,74 @@ TEST(Cli, RejectsBadArguments) {
     EXPECT_FALSE(parse({"--frobnicate"}, &o, &error));
     EXPECT_NE(error.find("--frobnicate"), std::string::npos);
     EXPECT_FALSE(parse({"--reference", "cpu", "--sizes", "8192"}, &o, &error));
+}
+
+TEST(Cli, RejectsAKThatIsNotWholeSixteenByteRows) {
+    cli::Options o;
+    std::string error;
+    for (const char* k : {"7", "12", "4"}) {
+        EXPECT_FALSE(parse({"--k", k}, &o, &error)) << k;
+        EXPECT_NE(error.find("multiple of 8"), std::string::npos) << error;
+    }
+    EXPECT_FALSE(parse({"--sizes", "64x64x12"}, &o, &error));
+    EXPECT_NE(error.find("multiple of 8"), std::string::npos) << error;
+    EXPECT_FALSE(parse({"--sizes", "100"}, &o, &error));  // a cube of K = 100
+}
+
+TEST(Cli, KeepsSizesToTheContractsCap) {
+    cli::Options o;
+    std::string error;
+    EXPECT_TRUE(parse({"--m", "2147418112", "--n", "1", "--k", "8"}, &o, &error)) << error;
+    EXPECT_FALSE(parse({"--m", "2147418113"}, &o, &error));
+    EXPECT_NE(error.find("2147418112"), std::string::npos) << error;
+    EXPECT_FALSE(parse({"--sizes", "64x2147483647x64"}, &o, &error));
+}
+
+TEST(Cli, SeedIsPlainDigits) {
+    cli::Options o;
+    std::string error;
+    ASSERT_TRUE(parse({"--seed", "18446744073709551615"}, &o, &error)) << error;
+    EXPECT_EQ(o.seed, 18446744073709551615ULL);
+    for (const char* bad : {" -1", "-1", "+1", " 1", "1 ", "", "18446744073709551616", "0x10"}) {
+        EXPECT_FALSE(parse({"--seed", bad}, &o, &error)) << "'" << bad << "'";
+        EXPECT_NE(error.find("--seed"), std::string::npos) << error;
+    }
+}
+
+TEST(Cli, RunsHaveAnUpperBound) {
+    cli::Options o;
+    std::string error;
+    ASSERT_TRUE(parse({"--runs", "1000"}, &o, &error)) << error;
+    EXPECT_EQ(o.min_runs, 1000);
+    EXPECT_FALSE(parse({"--runs", "100001"}, &o, &error));
+    EXPECT_NE(error.find("100000"), std::string::npos) << error;
+}
+
+// More runs than the ~0.3 s budget gives are honoured, never fewer (min_runs above the
+// usual cap of 500 once made std::clamp's low bound exceed its high bound).
+TEST(Timing, RunCountHonoursMinRuns) {
+    EXPECT_EQ(ladder::harness::timed_run_count(0.001, 1000), 1000);
+    EXPECT_EQ(ladder::harness::timed_run_count(0.001, 20), 500);
+    EXPECT_EQ(ladder::harness::timed_run_count(100, 20), 20);
+    EXPECT_EQ(ladder::harness::timed_run_count(1, 20), 300);
+    EXPECT_EQ(ladder::harness::timed_run_count(0, 20), 500);
+}
+
+TEST(Cli, CpuReferenceSizeCheckDoesNotOverflow) {
+    cli::Options o;
+    std::string error;
+    // 2e9 * 2e9 * 8 overflows a signed 64-bit product (and once wrapped to a negative).
+    EXPECT_FALSE(parse({"--reference", "cpu", "--m", "2000000000", "--n", "2000000000", "--k", "8"}, &o, &error));
+    EXPECT_NE(error.find("--reference cpu"), std::string::npos) << error;
+    EXPECT_TRUE(parse({"--reference", "cpu", "--m", "1024", "--n", "1024", "--k", "2048"}, &o, &error)) << error;
+    EXPECT_FALSE(parse({"--reference", "cpu", "--m", "1024", "--n", "1024", "--k", "2056"}, &o, &error));
+}
+
+TEST(Cli, EchoesBadInputAsPrintableText) {
+    cli::Options o;
+    std::string error;
+    EXPECT_FALSE(parse({"--reference", "\xff\x01z"}, &o, &error));
+    EXPECT_NE(error.find("'\\xff\\x01z'"), std::string::npos) << error;
+    EXPECT_FALSE(parse({"--\xc3"}, &o, &error));
+    EXPECT_NE(error.find("--\\xc3"), std::string::npos) << error;
 }

@@ -343,3 +343,35 @@ TEST(Planner, CliRejectsBadValues) {
     EXPECT_NE(error.find("--m"), std::string::npos) << "the message names the flag: " << error;
     EXPECT_NE(error.find("zero"), std::string::npos) << "and the value: " << error;
 }
+
+TEST(Planner, CliRejectsModelNumbersOutsideAnyGpu) {
+    for (const std::vector<std::string>& args :
+         std::vector<std::vector<std::string>>{{"--l2-tbps", "1e-300"}, {"--l2-tbps", "1e300"},
+                                               {"--latency-ns", "1e300"}, {"--latency-ns", "1e-9"}}) {
+        CliOptions o;
+        std::string error;
+        EXPECT_FALSE(parse_cli(args, &o, &error)) << "accepted: " << args[0] << " " << args[1];
+        EXPECT_NE(error.find(args[0] + " must be a number from"), std::string::npos) << error;
+    }
+}
+
+TEST(Planner, CliRejectsACandidateTheModelCallsInvalid) {
+    // Parses as three numbers, but 100 rows are not whole 64-row slabs of two warpgroups,
+    // and wgmma needs BK a multiple of 16.
+    for (const char* text : {"100x256x64:4:2:1", "128x256x40:4:2:1", "128x512x64:4:2:1", "128x256x64:4:2:32"}) {
+        CliOptions o;
+        std::string error;
+        EXPECT_FALSE(parse_cli({"--candidate", text}, &o, &error)) << "accepted: " << text;
+        EXPECT_NE(error.find(std::string("--candidate '") + text + "': "), std::string::npos) << error;
+    }
+    CliOptions o;
+    std::string error;
+    EXPECT_TRUE(parse_cli({"--candidate", "128x256x64"}, &o, &error)) << error;  // stages left out
+}
+
+TEST(Planner, ExtremeMachineNumbersKeepTheStageCountInRange) {
+    Machine m = h100_sxm();
+    m.l2_tbps = 1e-300;  // what a caller of evaluate() may still pass
+    const Plan p = evaluate(m, Problem{4096, 4096, 4096}, tile(128, 256, 64, 4, 2, 1));
+    EXPECT_GT(p.stages_needed, 0);
+}
