@@ -10,6 +10,10 @@ import sys
 lib = ctypes.CDLL(sys.argv[1])
 lib.ladder_gemm.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                             ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
+lib.ladder_gemm_variant.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p,
+                                    ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                    ctypes.c_void_p]
+lib.ladder_gemm_variant.restype = ctypes.c_int
 lib.ladder_last_error.restype = ctypes.c_char_p
 lib.ladder_step_name.restype = ctypes.c_char_p
 
@@ -32,4 +36,27 @@ for step in range(1, 8):
     expect(rc != 0 and "multiple of 8" in msg, f"step {step} refuses K=12: {msg}")
 rc = lib.ladder_gemm(9, 0x10000, 0x20000, 0x30000, 64, 64, 64, None)
 expect(rc != 0 and "no step 9" in lib.ladder_last_error().decode(), "step 9 refused")
+
+# Variant names: NULL and "" are the default (the call gets as far as the argument checks);
+# an unknown name is refused with the step's variants listed, and bytes that are not
+# printable ASCII come back escaped, so the message always decodes.
+for name in (None, b""):
+    rc = lib.ladder_gemm_variant(6, name, 0x10000, 0x20000, 0x30000, 64, 64, 12, None)
+    msg = lib.ladder_last_error().decode()
+    expect(rc != 0 and "multiple of 8" in msg, f"variant {name!r} is step 6's default: {msg}")
+rc = lib.ladder_gemm_variant(6, b"turbo", 0x10000, 0x20000, 0x30000, 64, 64, 64, None)
+msg = lib.ladder_last_error().decode()
+expect(rc != 0 and "no variant 'turbo'" in msg and "cooperative (default), pingpong" in msg,
+       f"unknown variant refused with the list: {msg}")
+rc = lib.ladder_gemm_variant(7, b"\xff\xfecluster\x1b[2J", 0x10000, 0x20000, 0x30000, 64, 64, 64, None)
+raw = lib.ladder_last_error()
+try:
+    msg = raw.decode("ascii")
+except UnicodeDecodeError:
+    msg = None
+expect(rc != 0 and msg is not None and "'\\xff\\xfecluster\\x1b[2J'" in msg,
+       f"a non-UTF-8 name is escaped in the message: {raw!r}")
+rc = lib.ladder_gemm_variant(7, b"cluster4", 0x10000, 0x20000, 0x10000, 64, 64, 64, None)
+msg = lib.ladder_last_error().decode()
+expect(rc != 0 and "overlaps A" in msg, f"C == A refused: {msg}")
 sys.exit(1 if failures else 0)
