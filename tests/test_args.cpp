@@ -3,6 +3,7 @@
 // what is wrong. (test_gpu.cpp checks on a GPU that C is left untouched.)
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -82,6 +83,25 @@ TEST_P(EveryStep, RejectsSizesNearIntMax) {
     EXPECT_NE(ladder_gemm(GetParam(), kA, kB, kC, 64, huge - 100, 64, nullptr), 0);
     EXPECT_NE(ladder_gemm(GetParam(), kA, kB, kC, 64, 64, huge - 7, nullptr), 0);
     EXPECT_NE(message().find("must be <="), std::string::npos) << message();
+}
+
+TEST_P(EveryStep, AcceptsEachDimensionAtTheCapAndRefusesOneMore) {
+    // Buffers 2^40 bytes apart, so that even a dimension at the cap leaves them disjoint:
+    // the size check passes, and what refuses the call is the GPU or pointer check after it.
+    const int step = GetParam();
+    const int cap = 2147483647 - 65535;
+    void* const a = fake(std::uintptr_t{1} << 40);
+    void* const b = fake(std::uintptr_t{2} << 40);
+    void* const c = fake(std::uintptr_t{3} << 40);
+    for (const auto& d : {std::array<int, 3>{cap, 8, 8}, {8, cap, 8}, {8, 8, cap - cap % 8}}) {
+        EXPECT_NE(ladder_gemm(step, a, b, c, d[0], d[1], d[2], nullptr), 0);
+        EXPECT_EQ(message().find("must be <="), std::string::npos) << d[0] << "x" << d[1] << "x" << d[2] << ": " << message();
+        EXPECT_EQ(message().find("overlaps"), std::string::npos) << message();
+    }
+    for (const auto& d : {std::array<int, 3>{cap + 1, 8, 8}, {8, cap + 1, 8}, {8, 8, cap + 8}}) {
+        EXPECT_NE(ladder_gemm(step, a, b, c, d[0], d[1], d[2], nullptr), 0);
+        EXPECT_NE(message().find("must be <="), std::string::npos) << d[0] << "x" << d[1] << "x" << d[2] << ": " << message();
+    }
 }
 
 TEST_P(EveryStep, RejectsKThatIsNotWholeSixteenByteRows) {
