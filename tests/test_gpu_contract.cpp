@@ -132,13 +132,6 @@ TEST_P(GpuLarge, ElementCountsPast2To31) {
 INSTANTIATE_TEST_SUITE_P(Steps, GpuLarge, ::testing::ValuesIn(large_cases()), large_name);
 
 namespace {
-std::vector<int> built_steps() {
-    std::vector<int> steps;
-    for (int n = 1; n <= ladder::kStepCount; ++n)
-        if (ladder::step_built(*ladder::find_step(n))) steps.push_back(n);
-    return steps;
-}
-std::string step_name(const ::testing::TestParamInfo<int>& info) { return ladder_step_name(info.param); }
 class GpuCap : public ::testing::TestWithParam<int> {};
 }  // namespace
 
@@ -146,6 +139,7 @@ class GpuCap : public ::testing::TestWithParam<int> {};
 // K = 8 keep it to 34 GB for A and 4 GB for C.
 TEST_P(GpuCap, MAtTheCapRunsAndOneMoreIsRefused) {
     const int step = GetParam();
+    if (!ladder::step_built(*ladder::find_step(step))) GTEST_SKIP() << ladder_step_name(step) << " is not built";
     if (std::string why = why_not(step); !why.empty()) GTEST_SKIP() << why;
     const long long M = ladder::kMaxDimension, N = 1, K = 8;
     size_t free_bytes = 0, total_bytes = 0;
@@ -160,7 +154,8 @@ TEST_P(GpuCap, MAtTheCapRunsAndOneMoreIsRefused) {
     EXPECT_NE(std::string(ladder_last_error()).find("must be <="), std::string::npos) << ladder_last_error();
 }
 
-INSTANTIATE_TEST_SUITE_P(Steps, GpuCap, ::testing::ValuesIn(built_steps()), step_name);
+INSTANTIATE_TEST_SUITE_P(Steps, GpuCap, ::testing::Range(1, ladder::kStepCount + 1),
+                         [](const ::testing::TestParamInfo<int>& info) { return std::string(ladder_step_name(info.param)); });
 
 namespace {
 
