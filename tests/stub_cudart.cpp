@@ -130,4 +130,14 @@ cudaError_t cudaGetDriverEntryPointByVersion(const char*, void** fn, unsigned in
     return cudaSuccess;
 }
 
+// stream_workspace() (step_api.cpp) allocates through these; the tests here never call it,
+// and an allocation that is never used must still not pretend to succeed.
+cudaError_t cudaMalloc(void** p, size_t) {
+    *p = nullptr;
+    return record(cudaErrorMemoryAllocation);
+}
+cudaError_t cudaFree(void*) { return cudaSuccess; }
+cudaError_t cudaMemsetAsync(void*, int, size_t, cudaStream_t) { return record(cudaErrorInvalidValue); }
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+
 }  // extern "C"
