@@ -148,21 +148,20 @@ cudaError_t check_gemm_args(const char* step, const bf16* A, const bf16* B, cons
     // 2. The GPU: there must be one, and it must have the instructions the step uses.
     // An error an earlier, unrelated call left behind (a failed cudaMalloc, say) would
     // otherwise be read back by check_launch() as this launch's failure: clear it.
-    const cudaError_t stale = cudaGetLastError();
+    // A sticky error cannot be cleared: it is still there when asked again, and nothing can
+    // run in this process any more. (Errors of a missing driver persist too: the device
+    // count below reports those.)
+    const cudaError_t persists = cudaGetLastError() != cudaSuccess ? cudaPeekAtLastError() : cudaSuccess;
+    if (is_sticky(persists)) return fail_unusable(step, persists);
     int device = 0;
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
         cudaGetLastError();
         return fail(cudaErrorNoDevice, "%s: no CUDA GPU is available on this machine", step);
     }
-    // A sticky error cannot be cleared: it is still there when asked again, and nothing can
-    // run in this process any more.
-    if (stale != cudaSuccess)
-        if (cudaError_t persists = cudaPeekAtLastError(); persists != cudaSuccess)
-            return is_sticky(persists)
-                       ? fail_unusable(step, persists)
-                       : fail(persists, "%s: an earlier CUDA error persists (%s: %s)", step,
-                              cudaGetErrorName(persists), cudaGetErrorString(persists));
+    if (persists != cudaSuccess)
+        return fail(persists, "%s: an earlier CUDA error persists (%s: %s)", step,
+                    cudaGetErrorName(persists), cudaGetErrorString(persists));
     if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
         return is_sticky(err) ? fail_unusable(step, err)
                               : fail(err, "%s: cudaGetDevice: %s", step, cudaGetErrorString(err));

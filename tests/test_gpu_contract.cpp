@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <thread>
@@ -310,4 +312,44 @@ TEST(GpuErrors, AStaleErrorDoesNotFailAGoodCall) {
             << ladder_step_name(r.step) << ":" << r.variant << ": " << ladder_last_error();
         EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     }
+}
+
+namespace {
+
+// In a fresh process (the death-test child): fault a kernel on purpose, then make a good
+// call. Exit 0 when that call returns the fault with a message saying the context is
+// unusable; 1 (with what happened on stderr) otherwise.
+[[noreturn]] void fault_then_call() {
+    // A reads K = the cap elements (4 GB) from a 2 MiB allocation: the kernel runs into
+    // unmapped memory. C lies below A, so the 16 bytes it writes do not overlap A's range.
+    void* p = nullptr;
+    void* q = nullptr;
+    if (cudaMalloc(&p, 2 << 20) != cudaSuccess || cudaMalloc(&q, 2 << 20) != cudaSuccess) std::_Exit(1);
+    void* a = std::max(p, q);
+    void* c = std::min(p, q);
+    const int K = ladder::kMaxDimension;
+    int rc = ladder_gemm(1, a, a, c, 1, 8, K, nullptr);
+    const cudaError_t fault = cudaDeviceSynchronize();
+    if (rc != 0 || fault == cudaSuccess) {
+        std::fprintf(stderr, "no fault to test with (rc %d: %s; sync: %s)\n", rc, ladder_last_error(),
+                     cudaGetErrorString(fault));
+        std::_Exit(1);
+    }
+    rc = ladder_gemm(1, c, c, a, 8, 8, 8, nullptr);  // good arguments
+    const std::string m = ladder_last_error();
+    const bool ok = rc == static_cast<int>(fault) && m.find("unusable") != std::string::npos &&
+                    m.find("device memory") == std::string::npos;
+    std::fprintf(stderr, "after %s: rc %d, %s\n", cudaGetErrorName(fault), rc, m.c_str());
+    std::_Exit(ok ? 0 : 1);
+}
+
+}  // namespace
+
+// After a kernel fault every call fails: with the fault's own error and a message that the
+// process must be restarted, not as "must be device memory".
+TEST(GpuErrors, AStickyFaultIsReportedAsItself) {
+    std::string why;
+    if (!gpu_available(&why)) GTEST_SKIP() << why;
+    GTEST_FLAG_SET(death_test_style, "threadsafe");  // a fresh process: the fault poisons its context
+    EXPECT_EXIT(fault_then_call(), ::testing::ExitedWithCode(0), "unusable");
 }
