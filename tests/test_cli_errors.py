@@ -33,7 +33,8 @@ def expect(command, code, pattern, stream="stderr"):
                         f"got exit {done.returncode}: {text!r}")
 
 
-bad_step_args = [
+# (executable, arguments, what the message must say): each must exit with 2.
+bad_args = [(step6, args, pattern) for args, pattern in [
     (["--k", "7"], r"--k must be a multiple of 8"),
     (["--sizes", "64x64x12"], r"bad size '64x64x12'.*multiple of 8"),
     (["--m", "2147418113"], r"--m must be a whole number from 1 to 2147418112"),
@@ -50,23 +51,20 @@ bad_step_args = [
     (["--variant", b"\xff\xfe".decode("latin-1")], r"no variant '\\xff\\xfe'"),
     (["--csv", "/nonexistent-directory/bench.csv"], r"--csv: cannot open '/nonexistent-directory/bench.csv'"),
     (["--frobnicate"], r"unknown argument '--frobnicate'"),
-]
-for args, pattern in bad_step_args:
-    # Pass raw bytes through: a str argument would be re-encoded as UTF-8.
-    expect([step6] + [a.encode("latin-1") for a in args], 2, pattern)
-expect([step1, "--variant", "pingpong"], 2, r"no variant 'pingpong' \(variants of step 1: only the default\)")
+]] + [(step1, ["--variant", "pingpong"], r"no variant 'pingpong' \(variants of step 1: only the default\)")]
 expect([step6, "--help"], 0, r"Variants of step 6 \(--variant\): cooperative \(default\), pingpong", "stdout")
 expect([step1, "--help"], 0, r"Variants of step 1 \(--variant\): only the default", "stdout")
 
-bad_plan_args = [
+bad_args += [(plan, args, pattern) for args, pattern in [
     (["--m", "zero"], r"--m must be a whole number .*'zero'"),
     (["--l2-tbps", "1e-300"], r"--l2-tbps must be a number from 0.01 to 1000"),
     (["--latency-ns", "1e300"], r"--latency-ns must be a number from 1 to 1e\+06"),
     (["--candidate", "100x256x64:4:2:1"], r"--candidate '100x256x64:4:2:1': BM=100 is not a multiple of 128"),
     (["--candidate", "128x256x40"], r"--candidate '128x256x40': wgmma consumes bf16 K in steps of 16"),
-]
-for args, pattern in bad_plan_args:
-    expect([plan] + args, 2, pattern)
+]]
+for executable, args, pattern in bad_args:
+    # Raw bytes: a str argument would be re-encoded as UTF-8.
+    expect([executable] + [a.encode("latin-1") for a in args], 2, pattern)
 
 print(f"{len(failures)} failure(s)")
 sys.exit(1 if failures else 0)

@@ -54,6 +54,16 @@ std::vector<Runner> runnable() {
     return out;
 }
 
+// The reason there is not room for a problem's buffers (plus 1 GiB), or "" when there is.
+std::string short_of_memory(long long M, long long N, long long K) {
+    size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return "cudaMemGetInfo failed";
+    const double needed = 2.0 * (M * K + N * K + M * N) + (1 << 30);
+    if (needed <= static_cast<double>(free_bytes)) return "";
+    return "needs " + std::to_string(needed / 1e9) + " GB of free GPU memory, " +
+           std::to_string(free_bytes / 1e9) + " GB free";
+}
+
 std::vector<uint16_t> to_host(const bf16* data, size_t count) {
     std::vector<uint16_t> host(count);
     EXPECT_EQ(cudaMemcpy(host.data(), data, count * sizeof(bf16), cudaMemcpyDeviceToHost), cudaSuccess);
@@ -125,6 +135,7 @@ class GpuLarge : public ::testing::TestWithParam<Large> {};
 TEST_P(GpuLarge, ElementCountsPast2To31) {
     const Large& c = GetParam();
     if (std::string why = why_not(c.step); !why.empty()) GTEST_SKIP() << why;
+    if (std::string why = short_of_memory(c.M, c.N, c.K); !why.empty()) GTEST_SKIP() << why;
     ProblemBuffers p(c.M, c.N, c.K);
     fill_random(p.A.get(), p.A.count(), 101);
     fill_random(p.B.get(), p.B.count(), 102);
@@ -144,10 +155,7 @@ TEST_P(GpuCap, MAtTheCapRunsAndOneMoreIsRefused) {
     if (!ladder::step_built(*ladder::find_step(step))) GTEST_SKIP() << ladder_step_name(step) << " is not built";
     if (std::string why = why_not(step); !why.empty()) GTEST_SKIP() << why;
     const long long M = ladder::kMaxDimension, N = 1, K = 8;
-    size_t free_bytes = 0, total_bytes = 0;
-    ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total_bytes), cudaSuccess);
-    if (free_bytes < static_cast<size_t>((M * K + M * N) * 2) + (1ULL << 30))
-        GTEST_SKIP() << "needs " << (M * K + M * N) * 2 / 1e9 << " GB of free GPU memory";
+    if (std::string why = short_of_memory(M, N, K); !why.empty()) GTEST_SKIP() << why;
     ProblemBuffers p(M, N, K);
     fill_random(p.A.get(), p.A.count(), 201);
     fill_random(p.B.get(), p.B.count(), 202);
