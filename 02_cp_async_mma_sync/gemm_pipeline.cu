@@ -288,13 +288,16 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
         }
     };
 
-    // Fill the ring: k-tiles 0..STAGES-2 in flight before any math. Every stage is acquired
-    // and committed, even an empty one past the end of K, so "stage i = k-tile i" holds.
+    // Fill the ring: k-tiles 0..STAGES-2 in flight before any math. The pipeline counts
+    // commits and releases itself (the producer's stage runs ahead of the consumer's), so
+    // unlike the cp.async groups no empty stage is committed past the end of K: none is
+    // left with an arrival still pending when the pipeline is torn down at exit.
     // The first STAGES acquires return at once: a fresh pipeline's slots are all free.
 #pragma unroll
     for (int k_tile = 0; k_tile < STAGES - 1; ++k_tile) {
+        if (k_tile >= k_tiles) break;
         pipe.producer_acquire();
-        if (k_tile < k_tiles) issue_k_tile(k_tile);
+        issue_k_tile(k_tile);
         pipe.producer_commit();
     }
     // VARIANT END
@@ -309,9 +312,11 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
         pipe.consumer_wait();
         // producer_acquire: the slot of k-tile kt-1 is free once all 256 threads released
         // it (consumer_release at the end of the previous iteration).
-        pipe.producer_acquire();
-        if (kt + STAGES - 1 < k_tiles) issue_k_tile(kt + STAGES - 1);
-        pipe.producer_commit();
+        if (kt + STAGES - 1 < k_tiles) {
+            pipe.producer_acquire();
+            issue_k_tile(kt + STAGES - 1);
+            pipe.producer_commit();
+        }
         // VARIANT END
 
         const uint32_t a_tile = smem_base + (kt % STAGES) * STAGE_BYTES;
