@@ -27,6 +27,16 @@ to the next line containing
 
 A student may run `check` on their own exercise.cu: it passes as long as they only edited
 inside the regions.
+
+Variants are kept the same way. A variant file NN_*/gemm_<name>.cu is the step's gemm.cu
+with regions from
+    // VARIANT BEGIN: <what changed>
+to the next
+    // VARIANT END
+replaced by another spelling of the same kernel (e.g. libcu++ instead of inline PTX), so
+that `diff gemm.cu gemm_<name>.cu` is exactly the spelling that changed. `check` and
+`sync` treat every gemm_*.cu like an exercise.cu, with VARIANT markers instead of EXERCISE
+markers. A region may also be a pure insertion (it replaces no line of gemm.cu).
 """
 import argparse
 import difflib
@@ -34,9 +44,24 @@ import pathlib
 import re
 import sys
 
-BEGIN = re.compile(r"//\s*EXERCISE BEGIN:\s*(\S.*?)\s*$")
-END = re.compile(r"//\s*EXERCISE END\b")
-MARKER_WORDS = re.compile(r"EXERCISE (BEGIN|END)")
+class Markers:
+    """The marker pair of one kind of derived file: EXERCISE (exercise.cu) or VARIANT
+    (gemm_<name>.cu)."""
+
+    def __init__(self, word):
+        self.word = word
+        self.begin = re.compile(r"//\s*" + word + r" BEGIN:\s*(\S.*?)\s*$")
+        self.end = re.compile(r"//\s*" + word + r" END\b")
+        self.any = re.compile(word + r" (BEGIN|END)")
+
+
+EXERCISE = Markers("EXERCISE")
+VARIANT = Markers("VARIANT")
+
+
+def markers_for(path):
+    """VARIANT for a variant file (gemm_<name>.cu), EXERCISE for anything else."""
+    return VARIANT if pathlib.Path(path).name.startswith("gemm_") else EXERCISE
 
 
 class ExerciseError(Exception):
@@ -57,29 +82,32 @@ def read_lines(path):
     return pathlib.Path(path).read_text(encoding="utf-8").splitlines(keepends=True)
 
 
-def parse_regions(lines, path):
-    """The marked regions of an exercise file; raises ExerciseError on bad markers."""
+def parse_regions(lines, path, markers=None):
+    """The marked regions of an exercise (or variant) file; raises ExerciseError on bad
+    markers."""
+    m = markers or markers_for(path)
+    w = m.word
     regions = []
     open_region = None
     for i, line in enumerate(lines):
-        begin = BEGIN.search(line)
-        end = END.search(line)
+        begin = m.begin.search(line)
+        end = m.end.search(line)
         if begin:
             if open_region is not None:
-                raise ExerciseError(f"{path}:{i + 1}: EXERCISE BEGIN inside the region opened at "
+                raise ExerciseError(f"{path}:{i + 1}: {w} BEGIN inside the region opened at "
                                     f"line {open_region[1] + 1} (regions do not nest)")
             open_region = (begin.group(1), i)
         elif end:
             if open_region is None:
-                raise ExerciseError(f"{path}:{i + 1}: EXERCISE END without an EXERCISE BEGIN")
+                raise ExerciseError(f"{path}:{i + 1}: {w} END without an {w} BEGIN")
             regions.append(Region(open_region[0], open_region[1], i))
             open_region = None
-        elif MARKER_WORDS.search(line):
+        elif m.any.search(line):
             raise ExerciseError(f"{path}:{i + 1}: malformed marker (write "
-                                f"'// EXERCISE BEGIN: <title>' or '// EXERCISE END')")
+                                f"'// {w} BEGIN: <title>' or '// {w} END')")
     if open_region is not None:
-        raise ExerciseError(f"{path}:{open_region[1] + 1}: EXERCISE BEGIN '{open_region[0]}' "
-                            f"is never closed by an EXERCISE END")
+        raise ExerciseError(f"{path}:{open_region[1] + 1}: {w} BEGIN '{open_region[0]}' "
+                            f"is never closed by an {w} END")
     return regions
 
 
@@ -121,14 +149,16 @@ def check_file(exercise_path):
     ex = read_lines(exercise_path)
     sol = read_lines(solution_path)
     for i, line in enumerate(sol):
-        if MARKER_WORDS.search(line):
-            return [f"{solution_path}:{i + 1}: a solution file must not contain exercise markers"]
+        if EXERCISE.any.search(line) or VARIANT.any.search(line):
+            return [f"{solution_path}:{i + 1}: a solution file must not contain exercise or "
+                    f"variant markers"]
+    word = markers_for(exercise_path).word
     try:
         regions = parse_regions(ex, exercise_path)
     except ExerciseError as e:
         return [str(e)]
     if not regions:
-        return [f"{exercise_path}: no '// EXERCISE BEGIN: <title>' region"]
+        return [f"{exercise_path}: no '// {word} BEGIN: <title>' region"]
     collapsed, origin = collapse(ex, regions)
     errors = []
     for tag, i1, i2, j1, j2 in opcodes(collapsed, sol):
@@ -142,12 +172,12 @@ def check_file(exercise_path):
             where = f"{exercise_path}:{outside[0] + 1}"
             if len(outside) > 1:
                 where += f"-{outside[-1] + 1}"
-            errors.append(f"{where}: differs from {sol_range} outside any EXERCISE region")
+            errors.append(f"{where}: differs from {sol_range} outside any {word} region")
         else:
             # lines of gemm.cu with no counterpart in the exercise, between two outside lines
             at = origin[i1 - 1] + 2 if i1 > 0 else 1
             errors.append(f"{exercise_path}:{at}: {solution_path}:{j1 + 1}-{j2} is missing here, "
-                          f"outside any EXERCISE region")
+                          f"outside any {word} region")
     return errors
 
 
@@ -229,7 +259,7 @@ def sync_file(exercise_path, root, base_rev="HEAD", dry_run=False, base_lines=No
     new = read_lines(solution_path)
     regions = parse_regions(ex, exercise_path)
     if not regions:
-        raise ExerciseError(f"{exercise_path}: no EXERCISE region to keep")
+        raise ExerciseError(f"{exercise_path}: no {markers_for(exercise_path).word} region to keep")
 
     # The base: gemm.cu at base_rev when the exercise checks clean against it (then lines
     # added next to a region since are caught), else the current gemm.cu (nothing to do).
@@ -259,7 +289,7 @@ def sync_file(exercise_path, root, base_rev="HEAD", dry_run=False, base_lines=No
                                 f"the {edge} of the lines it replaces (base lines {b1 + 1}-{b2}), so "
                                 f"it is not clear whether the new lines belong inside the region. "
                                 f"Place it by hand, then run check")
-        if n2 <= n1:
+        if n2 < n1 or (n2 == n1 and b2 > b1):  # a pure insertion (b1 == b2) stays one
             raise ExerciseError(f"{r.describe(exercise_path)}: the lines of {solution_path.name} it "
                                 f"replaced (base lines {b1 + 1}-{b2}) are gone; place it by hand")
         if n1 < position:
@@ -289,6 +319,7 @@ def exercise_files(root, names):
     for step in sorted(root.glob("[0-9][0-9]_*")):
         if (step / "gemm.cu").exists():
             files.append(step / "exercise.cu")
+            files.extend(sorted(step.glob("gemm_*.cu")))
     return files
 
 

@@ -22,25 +22,29 @@
 
 LADDER_DECLARE_STEP(step01)
 LADDER_DECLARE_STEP(step02)
+LADDER_DECLARE_STEP(step02_pipeline)  // 02_cp_async_mma_sync/gemm_pipeline.cu
 LADDER_DECLARE_STEP(step03)
+LADDER_DECLARE_STEP(step03_barrier)  // 03_tma_single_stage/gemm_barrier.cu
+LADDER_DECLARE_STEP(step03_bulk1d)   // 03_tma_single_stage/gemm_bulk1d.cu
 LADDER_DECLARE_STEP(step04)
 LADDER_DECLARE_STEP(step05)
 LADDER_DECLARE_STEP(step06, LADDER_DECLARE_VARIANT(gemm_pingpong))
 LADDER_DECLARE_STEP(step07, LADDER_DECLARE_VARIANT(gemm_cluster1)
                                 LADDER_DECLARE_VARIANT(gemm_cluster4)
                                 LADDER_DECLARE_VARIANT(gemm_dataparallel))
+LADDER_DECLARE_STEP(step07_cg)  // 07_clusters_multicast/gemm_cg.cu
 
 namespace ladder {
 namespace {
 
 const Step kSteps[kStepCount] = {
     {1, "naive", "01_naive", NeedsArch::Sm80, step01::tile_config, {{"", step01::gemm}}},
-    {2, "cp_async_mma_sync", "02_cp_async_mma_sync", NeedsArch::Sm80, step02::tile_config, {{"", step02::gemm}}},
-    {3, "tma_single_stage", "03_tma_single_stage", NeedsArch::Sm90a, step03::tile_config, {{"", step03::gemm}}},
+    {2, "cp_async_mma_sync", "02_cp_async_mma_sync", NeedsArch::Sm80, step02::tile_config, {{"", step02::gemm}, {"pipeline", step02_pipeline::gemm}}},
+    {3, "tma_single_stage", "03_tma_single_stage", NeedsArch::Sm90a, step03::tile_config, {{"", step03::gemm}, {"barrier", step03_barrier::gemm}, {"bulk1d", step03_bulk1d::gemm}}},
     {4, "tma_multistage", "04_tma_multistage", NeedsArch::Sm90a, step04::tile_config, {{"", step04::gemm}}},
     {5, "wgmma", "05_wgmma", NeedsArch::Sm90a, step05::tile_config, {{"", step05::gemm}}},
     {6, "warp_specialized", "06_warp_specialized", NeedsArch::Sm90a, step06::tile_config, {{"cooperative", step06::gemm}, {"pingpong", step06::gemm_pingpong}}},
-    {7, "clusters_multicast", "07_clusters_multicast", NeedsArch::Sm90a, step07::tile_config, {{"cluster2", step07::gemm}, {"cluster1", step07::gemm_cluster1}, {"cluster4", step07::gemm_cluster4}, {"dataparallel", step07::gemm_dataparallel}}},
+    {7, "clusters_multicast", "07_clusters_multicast", NeedsArch::Sm90a, step07::tile_config, {{"cluster2", step07::gemm}, {"cluster1", step07::gemm_cluster1}, {"cluster4", step07::gemm_cluster4}, {"dataparallel", step07::gemm_dataparallel}, {"cg", step07_cg::gemm}}},
 };
 
 }  // namespace

@@ -7,6 +7,10 @@ be there, and the ones it replaced must not be.
 A pattern matches an instruction's opcode with its modifiers (e.g. "UTMALDG" matches
 "UTMALDG.2D", "HMMA.16816.F32.BF16" needs those modifiers). Exit 0 when every --require is
 found and no --forbid is, 1 otherwise (with the counts), 2 when cuobjdump cannot be run.
+
+--require-near A,B (--forbid-near A,B): some (no) instruction matching B follows one
+matching A within NEAR instructions of the same kernel, e.g. a memory barrier right before
+an mbarrier arrive: what a stronger memory-order qualifier compiles to.
 """
 import argparse
 import collections
@@ -26,8 +30,37 @@ def opcodes(sass_text):
     return counts
 
 
+def matches(op, pattern):
+    return op == pattern or op.startswith(pattern + ".")
+
+
 def matching(counts, pattern):
-    return sum(n for op, n in counts.items() if op == pattern or op.startswith(pattern + "."))
+    return sum(n for op, n in counts.items() if matches(op, pattern))
+
+
+NEAR = 4
+
+
+def near_pairs(sass_text, first, then):
+    """How many instructions matching `then` come at most NEAR instructions after one
+    matching `first` (in the order cuobjdump lists them, within one kernel)."""
+    found, since_first = 0, None
+    for line in sass_text.splitlines():
+        if "Function :" in line:
+            since_first = None
+        m = OPCODE.search(line)
+        if not m:
+            continue
+        op = m.group(1)
+        if since_first is not None:
+            since_first += 1
+            if since_first > NEAR:
+                since_first = None
+        if since_first is not None and matches(op, then):
+            found += 1
+        if matches(op, first):
+            since_first = 0
+    return found
 
 
 def main():
@@ -37,6 +70,8 @@ def main():
     ap.add_argument("--arch", default="sm_90a")
     ap.add_argument("--require", action="append", default=[])
     ap.add_argument("--forbid", action="append", default=[])
+    ap.add_argument("--require-near", action="append", default=[], metavar="A,B")
+    ap.add_argument("--forbid-near", action="append", default=[], metavar="A,B")
     args = ap.parse_args()
 
     text = ""
@@ -67,6 +102,16 @@ def main():
         n = matching(counts, pattern)
         print(f"{'ok  ' if n == 0 else 'FAIL'} forbid  {pattern:24s} found {n}")
         ok &= n == 0
+    for pair, want in [(p, True) for p in args.require_near] + [(p, False) for p in args.forbid_near]:
+        first, _, then = pair.partition(",")
+        if not then:
+            print(f"FAIL: --require-near/--forbid-near take A,B, not '{pair}'")
+            return 2
+        n = near_pairs(text, first, then)
+        good = n > 0 if want else n == 0
+        print(f"{'ok  ' if good else 'FAIL'} {'require' if want else 'forbid '} {then} within "
+              f"{NEAR} after {first}: found {n}")
+        ok &= good
     return 0 if ok else 1
 
 

@@ -141,5 +141,63 @@ class Sync(unittest.TestCase):
             exercises.sync_file(self.exercise, self.dir.name, base_lines=other_base)
         self.assertEqual(self.exercise.read_text(), EXERCISE)
 
+# A variant file (gemm_<name>.cu): gemm.cu with VARIANT regions, one of them a pure
+# insertion (it replaces no line of gemm.cu).
+VARIANT = """\
+// header
+// VARIANT BEGIN: what this file is
+// the same work, spelled with a multiply
+// VARIANT END
+#include <x>
+
+int work(int a, int b) {
+    // VARIANT BEGIN: a multiply
+    int s = a * b;
+    // VARIANT END
+    return s;
+}
+
+int main() { return work(2, 3); }
+"""
+
+
+class Variants(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.folder = pathlib.Path(self.dir.name) / "01_x"
+        self.folder.mkdir()
+        (self.folder / "gemm.cu").write_text(SOLUTION)
+        self.variant = self.folder / "gemm_mul.cu"
+        self.variant.write_text(VARIANT)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def test_variant_matching_outside_its_regions_is_accepted(self):
+        self.assertEqual(exercises.check_file(self.variant), [])
+
+    def test_variant_differing_outside_its_regions_is_rejected(self):
+        self.variant.write_text(VARIANT.replace("work(2, 3)", "work(2, 4)"))
+        errors = exercises.check_file(self.variant)
+        self.assertEqual(len(errors), 1)
+        self.assertIn("outside any VARIANT region", errors[0])
+
+    def test_exercise_markers_do_not_count_in_a_variant(self):
+        self.variant.write_text(VARIANT.replace("VARIANT", "EXERCISE"))
+        self.assertIn("no '// VARIANT BEGIN", exercises.check_file(self.variant)[0])
+
+    def test_variant_files_are_listed_with_the_exercises(self):
+        self.assertIn(self.variant, exercises.exercise_files(self.dir.name, []))
+
+    def test_sync_keeps_a_pure_insertion_and_takes_changes_elsewhere(self):
+        (self.folder / "gemm.cu").write_text(SOLUTION.replace("work(2, 3)", "work(4, 5)"))
+        exercises.sync_file(self.variant, self.dir.name, base_lines=SOLUTION.splitlines(keepends=True))
+        self.assertEqual(exercises.check_file(self.variant), [])
+        text = self.variant.read_text()
+        self.assertIn("work(4, 5)", text)
+        self.assertIn("// the same work, spelled with a multiply", text)
+        self.assertIn("int s = a * b;", text)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -183,6 +183,41 @@ INSTANTIATE_TEST_SUITE_P(Steps, GpuBadInput, ::testing::ValuesIn(built_steps()),
                              return std::string(ladder_step_name(info.param));
                          });
 
+// The libcu++ and cooperative-groups spellings (gemm_pipeline.cu, gemm_barrier.cu,
+// gemm_bulk1d.cu, gemm_cg.cu) change how tiles reach shared memory or how the cluster is
+// addressed, never the arithmetic or its order: the same inputs must give the same bits as
+// their twin in gemm.cu, edges and K tail included (bulk1d zeroes the tail itself,
+// pipeline stores the out-of-bounds zeros; cg is the cluster-2 schedule).
+TEST(GpuVariants, LibcuxxSpellingsGiveIdenticalBits) {
+    struct Twin {
+        int step;
+        const char* twin;     // the gemm.cu variant it spells differently
+        const char* variant;  // the libcu++ / cooperative-groups spelling
+    };
+    int compared = 0;
+    for (const Twin& t : {Twin{2, "", "pipeline"}, Twin{3, "", "barrier"}, Twin{3, "", "bulk1d"},
+                          Twin{7, "cluster2", "cg"}}) {
+        const ladder::Step* s = ladder::find_step(t.step);
+        if (!ladder::step_built(*s)) GTEST_FAIL() << "step " << t.step << " is not built";
+        std::string why;
+        if (skip_unless_gpu_for(t.step, &why)) continue;  // an Ampere GPU still compares step 02
+        for (const Shape& shape : {Shape{1000, 1992, 2056}, Shape{129, 257, 8}, Shape{257, 511, 200},
+                                   Shape{2049, 2303, 328}, Shape{4096, 4096, 4096}}) {
+            ProblemBuffers p(shape.M, shape.N, shape.K);
+            fill_random(p.A.get(), p.A.count(), 21);
+            fill_random(p.B.get(), p.B.count(), 22);
+            const std::vector<uint16_t> want = run_poisoned({t.step, t.twin, shape}, p);
+            const std::vector<uint16_t> got = run_poisoned({t.step, t.variant, shape}, p);
+            EXPECT_TRUE(got == want) << "step " << t.step << " variant '" << t.variant
+                                     << "' differs from '" << t.twin << "' at " << shape.M << "x"
+                                     << shape.N << "x" << shape.K;
+            ++compared;
+        }
+    }
+    std::string why;
+    if (compared == 0 && skip_unless_gpu_for(2, &why)) GTEST_SKIP() << why;
+}
+
 // Step 07's cluster sizes change who loads which slice, never the arithmetic. Where the
 // cluster variants run the same schedule, the same inputs must give the same bits.
 // 1000x1992x2056 has fewer tiles than SMs: every cluster size launches the same plain grid

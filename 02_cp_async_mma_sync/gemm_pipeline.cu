@@ -1,0 +1,412 @@
+// =====================================================================================
+// Step 02: the Ampere toolset at its best (cp.async ring, ldmatrix, mma.sync)
+// =====================================================================================
+// C[M,N] = A[M,K] * B[N,K]^T   (bf16 in, fp32 accumulate, bf16 out; all row-major)
+//
+// What this step adds over step 01:
+//   * CTA tiling through shared memory: a CTA owns a 128x256 tile of C and streams
+//     128x64 slabs of A and 256x64 slabs of B through shared memory, so every element
+//     of A it fetches feeds 256 multiply-adds (one per column of the tile) and every
+//     element of B feeds 128, instead of one.
+//   * cp.async: asynchronous global->shared copies (16 bytes per instruction) into a
+//     3-stage ring, so the copies for k-tiles kt+1 and kt+2 are in flight while the
+//     tensor cores chew on k-tile kt.
+//   * ldmatrix + mma.sync.m16n8k16: the tensor cores, fed from shared memory whose
+//     16-byte chunks are XOR-swizzled so that ldmatrix never has a bank conflict.
+//   * A two-level tiling: CTA tile 128x256 -> 8 warps of 64x64 -> 4x8 MMA tiles of 16x8.
+//
+// Why it is faster: the tensor cores do a 16x8x16 multiply-add (4096 FLOP) per warp
+// instruction where step 01 did one FMA (2 FLOP) per thread instruction, and the CTA
+// tile asks the memory system for 1 byte per BM*BN/(BM+BN) = 85 FLOP where step 01
+// asked for 2 bytes per FLOP (README.md has the arithmetic).
+//
+// What it still costs (the three things Hopper removes, README.md has the details):
+//   1. every thread computes addresses and issues its own 12 copies per k-tile;
+//   2. mma.sync is synchronous: a warp waits on its own MMAs and its own ldmatrix loads;
+//   3. A/B fragments live in registers: 32 of them per thread next to 128 accumulators.
+//
+// Measured (NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-22; cp_async_mma_sync):
+//   4096^3 361 TFLOP/s = 0.47x cuBLAS
+//   8192^3 358 TFLOP/s = 0.46x cuBLAS
+//   LLM shapes geomean 0.45x cuBLAS
+//   Every size and schedule: README.md in this folder, results/h100/bench.csv.
+//
+// Build and run (from the repository root):
+//   cmake -S . -B build -G Ninja && cmake --build build --target step-2 && ./build/step-2
+// =====================================================================================
+// VARIANT BEGIN: this file is step 02 spelled with libcu++
+// Variant "pipeline" (step-2 --variant pipeline, ladder_gemm_variant(2, "pipeline", ...)):
+// the same kernel with the cp.async ring spelled in libcu++ instead of inline PTX:
+//   cp.async + commit_group/wait_group + __syncthreads()
+//     -> cuda::pipeline<thread_scope_block> (producer_acquire/commit, consumer_wait/release)
+//        and cuda::memcpy_async(dst, src, cuda::aligned_size_t<16>(16), pipe).
+// Everything outside the VARIANT regions is gemm.cu line for line (common/exercises.py
+// checks it), so `diff gemm.cu gemm_pipeline.cu` is exactly the spelling that changed.
+// Two things the spelling changes underneath (README.md, "The same step in libcu++"):
+//   * a block-scope pipeline is built on mbarriers (two per stage, in shared memory), not
+//     on the per-thread cp.async groups: a thread's copies arrive on the stage's "produced"
+//     barrier (cp.async.mbarrier.arrive), the consumers wait on it, and the slot is handed
+//     back through a "consumed" barrier instead of a __syncthreads();
+//   * memcpy_async has no source-size operand, so it cannot zero-fill: the out-of-bounds
+//     chunks of the edges are written as zeros by an ordinary 16-byte shared store.
+#include <cooperative_groups.h>
+#include <cuda/pipeline>
+// VARIANT END
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cstdint>
+
+#include "step_api.h"
+
+// VARIANT BEGIN: its own namespace (the registry lists it as step 02's "pipeline")
+namespace ladder::step02_pipeline {
+// VARIANT END
+
+// -------------------------------------------------------------------------------------
+// Tile configuration
+// -------------------------------------------------------------------------------------
+// Level 1, the CTA tile: BM x BN of C, walked along K in k-tiles of BK.
+//   A k-tile of A is BM x BK bf16 = 128 x 64 x 2 B = 16 KB, of B it is BN x BK = 32 KB.
+//   One stage of the ring holds both: 48 KB; STAGES = 3 stages: 144 KB of shared memory
+//   (fits the 227 KB of an H100 and the 163 KB of an A100; one CTA per SM).
+//   BK = 64 makes a shared-memory row exactly 128 bytes = 8 chunks of 16 bytes, the
+//   geometry the XOR swizzle below (and TMA's 128-byte swizzle in later steps) is built on.
+constexpr int BM = 128;
+constexpr int BN = 256;
+constexpr int BK = 64;
+constexpr int STAGES = 3;
+
+// Level 2, the warp tile: 8 warps arranged 2 (along M) x 4 (along N), each owning 64x64.
+// A square warp tile is the best ratio of MMAs to fragment loads: per 16-wide k-step a
+// warp loads 4 A fragments and 8 B fragments (8 ldmatrix.x4) and issues 4 x 8 = 32 MMAs.
+constexpr int WARPS_M = 2;
+constexpr int WARPS_N = 4;
+constexpr int WARPS = WARPS_M * WARPS_N;
+constexpr int THREADS = WARPS * 32;
+constexpr int WARP_TILE_M = BM / WARPS_M;  // 64
+constexpr int WARP_TILE_N = BN / WARPS_N;  // 64
+
+// Level 3, the MMA tile: mma.sync.m16n8k16 multiplies a 16x16 A tile by a 16x8 B tile.
+constexpr int MMA_M = 16;
+constexpr int MMA_N = 8;
+constexpr int MMA_K = 16;
+constexpr int MMA_TILES_M = WARP_TILE_M / MMA_M;  // 4
+constexpr int MMA_TILES_N = WARP_TILE_N / MMA_N;  // 8
+constexpr int K_STEPS = BK / MMA_K;               // 4 k-steps per k-tile
+
+// Registers per thread (a warp's 32 threads share each MMA's operands evenly):
+//   accumulators: 4 x 8 MMA tiles x (16*8 fp32 / 32 threads = 4)      = 128 registers
+//   A fragments:  4 MMA tiles x (16*16 bf16 / 32 threads = 8 bf16 = 4 regs) = 16 registers
+//   B fragments:  8 MMA tiles x (16*8 bf16 / 32 threads = 4 bf16 = 2 regs)  = 16 registers
+//   160 registers of data, plus addresses and loop state (ptxas from CUDA 13.0 settles
+//   on 240, no spills). 256 threads x 255 = 65280 <= 65536 registers: one CTA per SM.
+constexpr int ACC_REGS = MMA_TILES_M * MMA_TILES_N * 4;
+
+// Copies: one cp.async moves a 16-byte chunk = 8 bf16. A row of a k-tile is 8 chunks, so
+// the 256 threads cover 32 rows per pass: 4 passes for A, 8 for B, 12 cp.async per thread.
+constexpr int CHUNK_BYTES = 16;
+constexpr int CHUNK_ELEMS = CHUNK_BYTES / static_cast<int>(sizeof(__nv_bfloat16));  // 8
+constexpr int ROW_BYTES = BK * static_cast<int>(sizeof(__nv_bfloat16));           // 128
+constexpr int CHUNKS_PER_ROW = ROW_BYTES / CHUNK_BYTES;                             // 8
+constexpr int A_TILE_BYTES = BM * ROW_BYTES;                   // 16384
+constexpr int B_TILE_BYTES = BN * ROW_BYTES;                   // 32768
+constexpr int STAGE_BYTES = A_TILE_BYTES + B_TILE_BYTES;       // 49152
+constexpr int SMEM_BYTES = STAGES * STAGE_BYTES;               // 147456
+constexpr int COPY_ROW_STEP = THREADS / CHUNKS_PER_ROW;  // 32 rows copied per pass of the CTA
+constexpr int A_COPIES = BM / COPY_ROW_STEP;              // 4 cp.async per thread per k-tile
+constexpr int B_COPIES = BN / COPY_ROW_STEP;              // 8
+
+static_assert(BM % (WARPS_M * MMA_M) == 0 && BN % (WARPS_N * MMA_N) == 0, "warps tile the CTA");
+static_assert(MMA_TILES_N % 2 == 0, "one ldmatrix.x4 loads the B fragments of two n8 tiles");
+static_assert(BK % MMA_K == 0, "a k-tile is whole k-steps");
+static_assert(ROW_BYTES == 128 && CHUNKS_PER_ROW == 8,
+              "the swizzle XORs a 3-bit chunk index: rows must be 8 chunks of 16 bytes");
+static_assert(WARP_TILE_M % 8 == 0 && WARP_TILE_N % 8 == 0 && MMA_M % 8 == 0 && MMA_N % 8 == 0,
+              "ldmatrix row groups start on a multiple of 8 rows (so row % 8 == lane % 8)");
+static_assert(THREADS % CHUNKS_PER_ROW == 0, "a thread copies the same chunk column every time");
+static_assert(BM % COPY_ROW_STEP == 0 && BN % COPY_ROW_STEP == 0,
+              "every thread issues the same number of copies");
+static_assert(COPY_ROW_STEP % 8 == 0, "copy i keeps the row % 8 (the swizzle) of copy 0");
+static_assert(STAGES >= 3, "the ring keeps two k-tiles in flight while computing on a third");
+static_assert(SMEM_BYTES <= 163 * 1024, "fits an A100 (163 KB) and an H100 (227 KB)");
+static_assert(ACC_REGS == 128, "the register budget above assumes 128 accumulators");
+
+// -------------------------------------------------------------------------------------
+// Device helpers new to this step
+// -------------------------------------------------------------------------------------
+
+// How many tiles of size `tile` cover x >= 1 elements; (x + tile - 1) / tile would
+// overflow int for x close to INT_MAX.
+__host__ __device__ constexpr int ceil_div(int x, int tile) { return (x - 1) / tile + 1; }
+
+// Byte offset of 16-byte chunk `chunk` (0..7) of row `row` inside one k-tile of A or B.
+// Rows are 128 bytes, i.e. exactly one pass over the 32 banks (4 bytes each). Unswizzled,
+// chunk c of every row would sit on the same 4 banks, and ldmatrix (which reads chunk c
+// of 8 consecutive rows at once) would serialize 8 ways. XOR-ing the chunk index with
+// row % 8 sends chunk c of rows r..r+7 to 8 different 16-byte bank groups: conflict-free.
+// It is a permutation of the chunks inside each row, so copies stay conflict-free too.
+__device__ __forceinline__ uint32_t swizzled_offset(int row, int chunk) {
+    return static_cast<uint32_t>(row * ROW_BYTES + ((chunk ^ (row % 8)) * CHUNK_BYTES));
+}
+
+// VARIANT BEGIN: cuda::memcpy_async instead of the cp.async helpers
+// cuda::memcpy_async(dst, src, size, pipe) from one thread: with a global source, a shared
+// destination and a size of type cuda::aligned_size_t<16> it issues cp.async.cg ... 16
+// (CCCL __memcpy_async/cp_async_shared_global.h): LDGSTS.E.BYPASS.128, as in gemm.cu. What
+// it cannot say is the src_size operand of cp.async: there is no zero-filling copy. Out of
+// bounds, this thread therefore writes the 16 zero bytes itself, an ordinary st.shared.v4
+// (STS.128). That is safe in the ring: the slot is ours between producer_acquire() and
+// producer_commit(), and the commit's arrival on the stage barrier releases the store to
+// the consumers exactly as it releases the copies. The price: a branch per chunk where
+// gemm.cu has a predicate, and both paths in the code.
+// The pointers are generic (C++ pointers, not 32-bit shared addresses): memcpy_async checks
+// at run time that src is global and dst shared before it picks cp.async.
+__device__ __forceinline__ void copy_or_zero_16(unsigned char* smem_dst, const __nv_bfloat16* src,
+                                                bool in_bounds,
+                                                cuda::pipeline<cuda::thread_scope_block>& pipe) {
+    if (in_bounds)
+        cuda::memcpy_async(smem_dst, src, cuda::aligned_size_t<CHUNK_BYTES>(CHUNK_BYTES), pipe);
+    else
+        *reinterpret_cast<uint4*>(smem_dst) = make_uint4(0, 0, 0, 0);
+}
+// VARIANT END
+
+// PTX ISA "ldmatrix": a warp loads four 8x8 bf16 matrices from shared memory.
+//   ldmatrix.sync.aligned.m8n8.x4.shared.b16 {r0, r1, r2, r3}, [addr];
+// Lanes 8q..8q+7 give the addresses of the 8 rows (16 bytes each) of matrix q; every
+// lane then receives register q = row lane/4, elements 2*(lane%4) and 2*(lane%4)+1 of
+// matrix q, which is exactly the register layout mma.sync wants. SASS: LDSM.16.M88.4.
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t smem_addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(smem_addr));
+}
+
+// PTX ISA "mma.sync.aligned.m16n8k16" (Matrix Fragments for mma.m16n8k16), with
+// g = lane / 4 and t = lane % 4:
+//   a[0..3] (16x16, row-major): a[0] = A[g][2t..2t+1],   a[1] = A[g+8][2t..2t+1],
+//                               a[2] = A[g][2t+8..+9],   a[3] = A[g+8][2t+8..+9]
+//   b[0..1] (16x8, "col" = stored n-major, k contiguous): b[0] = B[k=2t..2t+1][n=g],
+//                                                         b[1] = B[k=2t+8..+9][n=g]
+//   d[0..3] (16x8 fp32): d[0..1] = D[g][2t..2t+1], d[2..3] = D[g+8][2t..2t+1]
+// Synchronous: the warp issues it, and the next instruction that needs d (the next MMA
+// into the same accumulators, or the epilogue) waits for it; the tensor core is fed only
+// as fast as the warps issue ldmatrix + HMMA. SASS: HMMA.16816.F32.BF16.
+__device__ __forceinline__ void mma_m16n8k16_bf16(float (&d)[4], const uint32_t (&a)[4],
+                                                  const uint32_t (&b)[2]) {
+    asm(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// -------------------------------------------------------------------------------------
+// Kernel
+// -------------------------------------------------------------------------------------
+// __launch_bounds__(THREADS, 1): one CTA per SM, so ptxas may give each thread up to 255
+// registers (the 128 accumulators need them).
+__global__ void __launch_bounds__(THREADS, 1)
+gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B,
+            __nv_bfloat16* __restrict__ C, int M, int N, int K) {
+    // ---- setup: which tile of C, which warp tile, where the ring lives -----------------
+    // 128-byte alignment keeps the bank arithmetic of swizzled_offset() exact.
+    extern __shared__ __align__(128) unsigned char smem[];
+    const uint32_t smem_base = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+
+    // A 1-D grid (grid.x has room for 2^31-1 tiles) walked row of tiles by row of tiles.
+    const int tiles_n = ceil_div(N, BN);
+    const int m0 = static_cast<int>(blockIdx.x) / tiles_n * BM;
+    const int n0 = static_cast<int>(blockIdx.x) % tiles_n * BN;
+
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    const int warp = static_cast<int>(threadIdx.x) / 32;
+    const int warp_m0 = warp / WARPS_N * WARP_TILE_M;  // first row of this warp's tile
+    const int warp_n0 = warp % WARPS_N * WARP_TILE_N;  // first column
+
+    // ldmatrix.x4 addressing (see the fragment layouts above mma_m16n8k16_bf16).
+    // A, one 16x16 MMA tile: matrix q = (rows 8*(q%2).., k 8*(q/2)..), in a[q] order.
+    //   lane -> row lane % 16, chunk lane / 16 (of the two chunks of a 16-wide k-step).
+    // B, two 8x16 MMA tiles (n x k): matrix q = (n 8*(q/2).., k 8*(q%2)..), so registers
+    //   0,1 are b[0],b[1] of the first n8 tile and 2,3 those of the second.
+    //   lane -> n row (lane % 8) + 8 * (lane / 16), chunk (lane / 8) % 2.
+    const int a_lane_row = warp_m0 + lane % 16;
+    const int a_lane_chunk = lane / 16;
+    const int b_lane_row = warp_n0 + lane % 8 + 8 * (lane / 16);
+    const int b_lane_chunk = (lane / 8) % 2;
+
+    const int k_tiles = ceil_div(K, BK);
+
+    // ---- producer: every thread issues its 4 + 8 copies of a k-tile -------------------
+    // Thread t always copies chunk t % 8 of tile rows t / 8, t / 8 + 32, t / 8 + 64, ...:
+    // a warp copies 4 whole 128-byte rows, so each global access is full aligned lines.
+    // Everything that does not change from k-tile to k-tile is computed once, here; this
+    // per-thread bookkeeping is the cost that TMA later takes off the threads entirely.
+    const int copy_row = static_cast<int>(threadIdx.x) / CHUNKS_PER_ROW;    // 0..31
+    const int copy_chunk = static_cast<int>(threadIdx.x) % CHUNKS_PER_ROW;  // 0..7
+    // Copy i lands COPY_ROW_STEP rows further down; COPY_ROW_STEP % 8 == 0 keeps row % 8,
+    // so its swizzled offset is this one plus a constant.
+    const uint32_t copy_smem_offset = swizzled_offset(copy_row, copy_chunk);
+    const size_t copy_global_step = static_cast<size_t>(COPY_ROW_STEP) * K;  // elements
+    const size_t a_copy_offset = static_cast<size_t>(m0 + copy_row) * K + copy_chunk * CHUNK_ELEMS;
+    const size_t b_copy_offset = static_cast<size_t>(n0 + copy_row) * K + copy_chunk * CHUNK_ELEMS;
+    const int a_rows_left = M - (m0 + copy_row);  // copy i is in bounds if i*32 < rows left
+    const int b_rows_left = N - (n0 + copy_row);
+
+    // VARIANT BEGIN: the ring as a cuda::pipeline; copies through memcpy_async
+    // The ring's state: per stage a "produced" and a "consumed" cuda::barrier, initialised by
+    // make_pipeline (thread 0, then a block-wide sync) for all 256 threads, each of which is
+    // both producer and consumer.
+    // nvcc warns (20054) that a __shared__ object with a constructor is not constructed;
+    // that is intended here: make_pipeline initialises it, as the programming guide shows.
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, STAGES> ring_state;
+#pragma nv_diagnostic pop
+    cuda::pipeline<cuda::thread_scope_block> pipe =
+        cuda::make_pipeline(cooperative_groups::this_thread_block(), &ring_state);
+
+    // Out of bounds nothing is read (copy_or_zero_16 stores zeros), so src may point anywhere.
+    auto issue_k_tile = [&](int k_tile) {
+        const int k0 = k_tile * BK;
+        const bool col_in_bounds = k0 + copy_chunk * CHUNK_ELEMS < K;  // K % 8 == 0: whole chunks
+        unsigned char* a_stage = smem + (k_tile % STAGES) * STAGE_BYTES + copy_smem_offset;
+        unsigned char* b_stage = a_stage + A_TILE_BYTES;
+#pragma unroll
+        for (int i = 0; i < A_COPIES; ++i) {
+            const bool in_bounds = col_in_bounds && i * COPY_ROW_STEP < a_rows_left;
+            const __nv_bfloat16* src = A + a_copy_offset + i * copy_global_step + k0;
+            copy_or_zero_16(a_stage + i * COPY_ROW_STEP * ROW_BYTES, src, in_bounds, pipe);
+        }
+#pragma unroll
+        for (int i = 0; i < B_COPIES; ++i) {
+            const bool in_bounds = col_in_bounds && i * COPY_ROW_STEP < b_rows_left;
+            const __nv_bfloat16* src = B + b_copy_offset + i * copy_global_step + k0;
+            copy_or_zero_16(b_stage + i * COPY_ROW_STEP * ROW_BYTES, src, in_bounds, pipe);
+        }
+    };
+
+    // Fill the ring: k-tiles 0..STAGES-2 in flight before any math. The pipeline counts
+    // commits and releases itself (the producer's stage runs ahead of the consumer's), so
+    // unlike the cp.async groups no empty stage is committed past the end of K: none is
+    // left with an arrival still pending when the pipeline is torn down at exit.
+    // The first STAGES acquires return at once: a fresh pipeline's slots are all free.
+#pragma unroll
+    for (int k_tile = 0; k_tile < STAGES - 1; ++k_tile) {
+        if (k_tile >= k_tiles) break;
+        pipe.producer_acquire();
+        issue_k_tile(k_tile);
+        pipe.producer_commit();
+    }
+    // VARIANT END
+
+    // ---- main loop: wait for k-tile kt, refill the ring, 4 k-steps of 32 MMAs --------
+    float acc[MMA_TILES_M][MMA_TILES_N][4] = {};
+
+    for (int kt = 0; kt < k_tiles; ++kt) {
+        // VARIANT BEGIN: consumer_wait and producer_acquire instead of wait_group + __syncthreads
+        // consumer_wait: every thread's copies (and zero stores) of k-tile kt have arrived on
+        // the stage's "produced" barrier, so all of k-tile kt is in shared memory.
+        pipe.consumer_wait();
+        // producer_acquire: the slot of k-tile kt-1 is free once all 256 threads released
+        // it (consumer_release at the end of the previous iteration).
+        if (kt + STAGES - 1 < k_tiles) {
+            pipe.producer_acquire();
+            issue_k_tile(kt + STAGES - 1);
+            pipe.producer_commit();
+        }
+        // VARIANT END
+
+        const uint32_t a_tile = smem_base + (kt % STAGES) * STAGE_BYTES;
+        const uint32_t b_tile = a_tile + A_TILE_BYTES;
+#pragma unroll
+        for (int ks = 0; ks < K_STEPS; ++ks) {
+            uint32_t a_frag[MMA_TILES_M][4];
+            uint32_t b_frag[MMA_TILES_N][2];
+#pragma unroll
+            for (int i = 0; i < MMA_TILES_M; ++i) {
+                const int row = a_lane_row + i * MMA_M;
+                ldmatrix_x4(a_frag[i], a_tile + swizzled_offset(row, 2 * ks + a_lane_chunk));
+            }
+#pragma unroll
+            for (int j = 0; j < MMA_TILES_N; j += 2) {
+                const int row = b_lane_row + j * MMA_N;
+                uint32_t pair[4];
+                ldmatrix_x4(pair, b_tile + swizzled_offset(row, 2 * ks + b_lane_chunk));
+                b_frag[j][0] = pair[0];
+                b_frag[j][1] = pair[1];
+                b_frag[j + 1][0] = pair[2];
+                b_frag[j + 1][1] = pair[3];
+            }
+#pragma unroll
+            for (int i = 0; i < MMA_TILES_M; ++i)
+#pragma unroll
+                for (int j = 0; j < MMA_TILES_N; ++j)
+                    mma_m16n8k16_bf16(acc[i][j], a_frag[i], b_frag[j]);
+        }
+        // VARIANT BEGIN: hand the slot back
+        pipe.consumer_release();
+        // VARIANT END
+    }
+
+    // ---- epilogue: fp32 accumulators -> bf16, straight from registers to C -------------
+    // Thread (g = lane/4, t = lane%4) holds D[g][2t..2t+1] and D[g+8][2t..2t+1] of each
+    // 16x8 MMA tile. Pairs go out as one 4-byte bf16x2 store when both columns exist and
+    // the address is 4-byte aligned (N even); otherwise element by element.
+    const int g = lane / 4;
+    const int t = lane % 4;
+#pragma unroll
+    for (int i = 0; i < MMA_TILES_M; ++i) {
+#pragma unroll
+        for (int j = 0; j < MMA_TILES_N; ++j) {
+            const int col = n0 + warp_n0 + j * MMA_N + 2 * t;
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                const int row = m0 + warp_m0 + i * MMA_M + g + 8 * half;
+                if (row >= M || col >= N) continue;
+                const float lo = acc[i][j][2 * half];
+                const float hi = acc[i][j][2 * half + 1];
+                __nv_bfloat16* dst = C + static_cast<size_t>(row) * N + col;
+                if (col + 1 < N && N % 2 == 0) {
+                    *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(lo, hi);
+                } else {
+                    dst[0] = __float2bfloat16(lo);
+                    if (col + 1 < N) dst[1] = __float2bfloat16(hi);
+                }
+            }
+        }
+    }
+}
+
+// -------------------------------------------------------------------------------------
+// Host launch
+// -------------------------------------------------------------------------------------
+cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
+                 int K, cudaStream_t stream) {
+    if (cudaError_t err =
+            check_gemm_args("02_cp_async_mma_sync", A, B, C, M, N, K, NeedsArch::Sm80);
+        err != cudaSuccess)
+        return err;
+
+    const long long tiles = static_cast<long long>(ceil_div(M, BM)) * ceil_div(N, BN);
+    if (tiles > INT_MAX)
+        return fail(cudaErrorInvalidValue,
+                    "02_cp_async_mma_sync: M=%d N=%d needs %lld tiles, more than a grid holds",
+                    M, N, tiles);
+
+    // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
+    if (cudaError_t err = allow_dynamic_smem("02_cp_async_mma_sync", gemm_kernel, SMEM_BYTES);
+        err != cudaSuccess)
+        return err;
+
+    gemm_kernel<<<static_cast<unsigned>(tiles), THREADS, SMEM_BYTES, stream>>>(A, B, C, M, N, K);
+    return check_launch("02_cp_async_mma_sync");
+}
+
+TileConfig tile_config() { return {BM, BN, BK, STAGES, 0, 1, THREADS}; }
+
+// VARIANT BEGIN: its own namespace
+}  // namespace ladder::step02_pipeline
+// VARIANT END

@@ -1,0 +1,450 @@
+// =====================================================================================
+// Step 03: TMA copies into a single shared-memory stage (math still ldmatrix + mma.sync)
+// =====================================================================================
+// C[M,N] = A[M,K] * B[N,K]^T   (bf16 in, fp32 accumulate, bf16 out; all row-major)
+//
+// What this step adds over step 02: only the way tiles reach shared memory. The CTA
+// tile, the warp tiles, ldmatrix + mma.sync and the epilogue are step 02's, line for line.
+//   * The Tensor Memory Accelerator (TMA), Hopper's copy engine. A tensor map per operand,
+//     encoded once on the host (make_tensor_map_2d, explained above gemm() below), is
+//     passed to the kernel as `const __grid_constant__ CUtensorMap`.
+//   * ONE thread asks for a whole k-block: "the 128x64 box of A at (k0, m0) and the
+//     256x64 box of B at (k0, n0), into these buffers". Step 02 needed all 256 threads to
+//     compute addresses, test bounds and issue 12 16-byte cp.async copies each.
+//   * The boxes land in the 128-byte swizzled layout (CU_TENSOR_MAP_SWIZZLE_128B), which
+//     is the same XOR step 02 applied by hand, so swizzled_offset() and the ldmatrix
+//     addresses do not change: the hardware now does the swizzling.
+//   * Box elements outside the matrix arrive as zeros: M and N that are not multiples of
+//     the tile and the K tail need no code on the load path. Only the epilogue checks.
+//   * Completion is an mbarrier with a transaction count: the issuing thread announces
+//     "48 KB are coming" (arrive.expect_tx), the copy engine counts the bytes off as they
+//     land, and the barrier's phase completes when the count reaches zero.
+//
+// Why it is not faster than step 02: there is one stage, so each k-block is
+// load -> wait -> compute -> __syncthreads -> load. While the copy is in flight the
+// tensor cores idle; while they compute, the copy engine idles. Step 02's three-stage
+// cp.async ring overlaps the two and wins. What TMA buys regardless: no copy instructions
+// and no address or bounds arithmetic in 255 of 256 threads, hardware bounds handling, and
+// fewer registers. Step 04 puts the ring back, this time with TMA and mbarriers.
+//
+// Measured (NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-22; tma_single_stage):
+//   4096^3 296 TFLOP/s = 0.38x cuBLAS
+//   8192^3 299 TFLOP/s = 0.38x cuBLAS
+//   LLM shapes geomean 0.37x cuBLAS
+//   Every size and schedule: README.md in this folder, results/h100/bench.csv.
+//
+// Build and run (from the repository root):
+//   cmake -S . -B build -G Ninja && cmake --build build --target step-3 && ./build/step-3
+// =====================================================================================
+// VARIANT BEGIN: this file is step 03 with one-dimensional bulk copies, no tensor map
+// Variant "bulk1d" (step-3 --variant bulk1d, ladder_gemm_variant(3, "bulk1d", ...)): the
+// same kernel, but the tiles arrive through one-dimensional bulk copies, one per 128-byte
+// row of a k-block (cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes),
+// completing on the same mbarrier. No tensor map, so what the tensor map buys shows:
+//   * instructions: 384 copies per k-block (128 rows of A, 256 of B), issued by warp 0's
+//     32 lanes (12 each) with their address arithmetic, where gemm.cu issues 2;
+//   * swizzle: a 1-D copy writes its bytes in order, so the tile lands unswizzled. ldmatrix
+//     then reads chunk c of 8 rows that are 128 bytes apart, all on the same 4 banks: an
+//     8-way bank conflict on every ldmatrix (gemm.cu's 128B swizzle has none);
+//   * edges: a 1-D copy has no bounds and no zero fill. Rows past M or N are simply not
+//     copied (their stale contents only reach C rows and columns the epilogue skips); the
+//     K tail's missing columns are zeroed by the threads with shared stores before the
+//     last k-block is issued, at the price of one more __syncthreads per tile. The
+//     arithmetic is gemm.cu's, in the same order: the same inputs give the same bits.
+// Everything outside the VARIANT regions is gemm.cu line for line (common/exercises.py
+// checks it), so `diff gemm.cu gemm_bulk1d.cu` is exactly what changed.
+// VARIANT END
+#include <cuda.h>  // CUtensorMap (a type only: nothing from libcuda is linked)
+#include <cuda/ptx>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cstdint>
+
+#include "mma_sync.cuh"  // swizzled_offset, ldmatrix_x4, mma_m16n8k16_bf16: taught in step 02
+#include "spin_guard.cuh"
+#include "step_api.h"
+#include "tensor_map.h"
+#include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
+
+// VARIANT BEGIN: its own namespace (the registry lists it as step 03's "bulk1d")
+namespace ladder::step03_bulk1d {
+// VARIANT END
+
+// -------------------------------------------------------------------------------------
+// Tile configuration
+// -------------------------------------------------------------------------------------
+// Level 1, the CTA tile: BM x BN of C, walked along K in k-blocks of BK.
+//   A k-block of A is BM x BK bf16 = 128 x 64 x 2 B = 16 KB, of B it is BN x BK = 32 KB.
+//   One stage holds both: 48 KB. STAGES = 1: one buffer, filled, consumed, refilled.
+//   BK = 64 makes a shared-memory row exactly 128 bytes, the span of TMA's 128-byte
+//   swizzle, so one box per operand per k-block is a whole k-block: {64 columns, BM or
+//   BN rows} (a box has at most 256 rows, which BN = 256 just meets).
+constexpr int BM = 128;
+constexpr int BN = 256;
+constexpr int BK = 64;
+constexpr int STAGES = 1;
+
+// Level 2, the warp tile: 8 warps arranged 2 (along M) x 4 (along N), each owning 64x64.
+// A square warp tile is the best ratio of MMAs to fragment loads: per 16-wide k-step a
+// warp loads 4 A fragments and 8 B fragments (8 ldmatrix.x4) and issues 4 x 8 = 32 MMAs.
+constexpr int WARPS_M = 2;
+constexpr int WARPS_N = 4;
+constexpr int WARPS = WARPS_M * WARPS_N;
+constexpr int THREADS = WARPS * 32;
+constexpr int WARP_TILE_M = BM / WARPS_M;  // 64
+constexpr int WARP_TILE_N = BN / WARPS_N;  // 64
+
+// Level 3, the MMA tile: mma.sync.m16n8k16 multiplies a 16x16 A tile by a 16x8 B tile.
+constexpr int MMA_M = 16;
+constexpr int MMA_N = 8;
+constexpr int MMA_K = 16;
+constexpr int MMA_TILES_M = WARP_TILE_M / MMA_M;  // 4
+constexpr int MMA_TILES_N = WARP_TILE_N / MMA_N;  // 8
+constexpr int K_STEPS = BK / MMA_K;               // 4 k-steps per k-block
+
+// Registers per thread (a warp's 32 threads share each MMA's operands evenly):
+//   accumulators: 4 x 8 MMA tiles x (16*8 fp32 / 32 threads = 4)      = 128 registers
+//   A fragments:  4 MMA tiles x (16*16 bf16 / 32 threads = 8 bf16 = 4 regs) = 16 registers
+//   B fragments:  8 MMA tiles x (16*8 bf16 / 32 threads = 4 bf16 = 2 regs)  = 16 registers
+//   160 registers of data, plus addresses and loop state (ptxas from CUDA 13.0 settles
+//   on 223, no spills). 256 threads x 255 = 65280 <= 65536 registers: one CTA per SM.
+//   The copies take no registers now: step 02 kept source offsets and bounds per thread.
+constexpr int ACC_REGS = MMA_TILES_M * MMA_TILES_N * 4;
+
+// One TMA box per operand per k-block. The byte count is what the full barrier expects.
+constexpr int CHUNK_BYTES = 16;                                                     // one swizzle unit
+constexpr int ROW_BYTES = BK * static_cast<int>(sizeof(__nv_bfloat16));           // 128
+constexpr int CHUNKS_PER_ROW = ROW_BYTES / CHUNK_BYTES;                             // 8
+constexpr int A_TILE_BYTES = BM * ROW_BYTES;                   // 16384
+constexpr int B_TILE_BYTES = BN * ROW_BYTES;                   // 32768
+constexpr int STAGE_BYTES = A_TILE_BYTES + B_TILE_BYTES;       // 49152 = the expect_tx count
+
+static_assert(BM % (WARPS_M * MMA_M) == 0 && BN % (WARPS_N * MMA_N) == 0, "warps tile the CTA");
+static_assert(MMA_TILES_N % 2 == 0, "one ldmatrix.x4 loads the B fragments of two n8 tiles");
+static_assert(BK % MMA_K == 0, "a k-block is whole k-steps");
+static_assert(ROW_BYTES == 128 && CHUNKS_PER_ROW == 8,
+              "the 128-byte swizzle XORs a 3-bit chunk index: rows must be 8 chunks of 16 bytes");
+static_assert(WARP_TILE_M % 8 == 0 && MMA_M % 8 == 0 && MMA_N % 8 == 0,
+              "ldmatrix row groups start on a multiple of 8 rows (so row % 8 == lane % 8)");
+static_assert(BM <= 256 && BN <= 256, "a TMA box has at most 256 rows");
+static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
+              "every tile starts on a 1024-byte boundary, where the swizzle pattern starts");
+static_assert(STAGE_BYTES < (1 << 20), "an mbarrier transaction count must stay below 2^20");
+static_assert(ACC_REGS == 128, "the register budget above assumes 128 accumulators");
+
+// The shared memory of one CTA. 128B-swizzled TMA destinations must be 1024-byte
+// aligned: the XOR takes address bits 7-9 (the row within a group of 8 rows of 128 bytes)
+// into bits 4-6, so a tile must start where that group starts.
+struct SharedStorage {
+    alignas(1024) __nv_bfloat16 a[STAGES][BM * BK];
+    alignas(1024) __nv_bfloat16 b[STAGES][BN * BK];
+    uint64_t full_barrier[STAGES];  // phase completes when both boxes of the stage have landed
+};
+// The dynamic shared memory base is only guaranteed 16-byte aligned: allocate 1 KB more
+// and round the base up. 1 stage: 49152 + 8 -> sizeof 50176 (padded to 1024) + 1024 =
+// 51200 bytes, over the 48 KB default, so the host opts in.
+constexpr int SMEM_BYTES = static_cast<int>(sizeof(SharedStorage)) + 1024;
+static_assert(SMEM_BYTES <= 227 * 1024, "fits an H100 (227 KB per block)");
+
+// -------------------------------------------------------------------------------------
+// Device helpers carried over from step 02
+// -------------------------------------------------------------------------------------
+// (swizzled_offset, ldmatrix_x4 and mma_m16n8k16_bf16 come from mma_sync.cuh.)
+
+// How many tiles of size `tile` cover x >= 1 elements; (x + tile - 1) / tile would
+// overflow int for x close to INT_MAX.
+__host__ __device__ constexpr int ceil_div(int x, int tile) { return (x - 1) / tile + 1; }
+
+// -------------------------------------------------------------------------------------
+// Device helpers new to this step
+// -------------------------------------------------------------------------------------
+
+// PTX ISA "mbarrier.try_wait": wait until the phase of `barrier` whose parity is `phase`
+// has completed. An mbarrier counts phases 0, 1, 2, ...; try_wait.parity only names the
+// low bit, so a waiter must never fall two phases behind (the pipeline guarantees it).
+//   CCCL: cuda::ptx::mbarrier_try_wait_parity(barrier, phase)
+//   PTX:  mbarrier.try_wait.parity.shared::cta.b64 done, [barrier], phase;
+// try_wait suspends the thread for a hardware-chosen time before answering "not yet", so
+// the loop does not hammer shared memory. It has acquire semantics: what the completed
+// phase published (the TMA's bytes) is visible afterwards. SASS: SYNCS.PHASECHK.TRANS64.
+__device__ __forceinline__ void wait_barrier(uint64_t* barrier, uint32_t phase,
+                                             const char* what) {
+    SpinGuard guard;
+    while (!cuda::ptx::mbarrier_try_wait_parity(barrier, phase)) guard.check(what);
+}
+
+// VARIANT BEGIN: a one-dimensional bulk copy per row instead of a tensor-map box
+// PTX ISA "cp.async.bulk": the copy engine moves `bytes` contiguous bytes (a multiple of
+// 16, both addresses 16-byte aligned) from global to shared memory and counts them off
+// `barrier`'s transaction count, like the tensor copy but with no tensor map: no box, no
+// bounds check, no zero fill, no swizzle.
+//   CCCL: cuda::ptx::cp_async_bulk(space_cluster, space_global, dst, src, bytes, bar)
+//   PTX:  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+//             [dst], [src], bytes, [bar];
+// (libcu++ also says it as cuda::memcpy_async(dst, src, cuda::aligned_size_t<16>(bytes),
+// bar) on a cuda::barrier<thread_scope_block>, which on sm_90 picks this instruction and
+// adds an expect_tx per copy.) SASS: UBLKCP.S.G.
+__device__ __forceinline__ void bulk_copy_row(void* dst, const void* src, uint32_t bytes,
+                                              uint64_t* barrier) {
+    cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, src, bytes,
+                             barrier);
+}
+
+// Byte offset of chunk `chunk` of row `row` in an unswizzled tile: rows of 128 bytes in
+// order, as the 1-D copies write them (compare swizzled_offset in mma_sync.cuh).
+__device__ __forceinline__ uint32_t row_major_offset(int row, int chunk) {
+    return static_cast<uint32_t>(row * ROW_BYTES + chunk * CHUNK_BYTES);
+}
+// VARIANT END
+
+// PTX ISA "mbarrier.arrive.expect_tx": one arrival on `barrier`, and raise its pending
+// transaction count by `bytes`. The phase completes when every expected arrival has come
+// AND the transaction count is back to zero, i.e. when all the bytes have landed.
+//   CCCL: cuda::ptx::mbarrier_arrive_expect_tx(sem_release, scope_cta, space_shared, bar, bytes)
+//   PTX:  mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, [bar], bytes;
+// (The libcu++ spelling of the same thing is cuda::device::barrier_arrive_tx on a
+// cuda::barrier<thread_scope_block>.) SASS: SYNCS.ARRIVE.TRANS64.
+__device__ __forceinline__ void arrive_expect_tx(uint64_t* barrier, uint32_t bytes) {
+    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+                                         cuda::ptx::space_shared, barrier, bytes);
+}
+
+// -------------------------------------------------------------------------------------
+// Kernel
+// -------------------------------------------------------------------------------------
+// __launch_bounds__(THREADS, 1): one CTA per SM, so ptxas may give each thread up to 255
+// registers (the 128 accumulators need them).
+__global__ void __launch_bounds__(THREADS, 1)
+// VARIANT BEGIN: plain pointers instead of tensor maps
+gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B,
+            __nv_bfloat16* C, int M, int N, int K) {
+// VARIANT END
+    // ---- setup: which tile of C, which warp tile, shared storage and its barriers ------
+    // Round the dynamic shared memory base up to 1024 bytes (SMEM_BYTES has the slack).
+    extern __shared__ __align__(16) unsigned char smem[];
+    const uint32_t smem_raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+    SharedStorage& s = *reinterpret_cast<SharedStorage*>(smem + ((1024 - smem_raw % 1024) % 1024));
+
+    // A 1-D grid (grid.x has room for 2^31-1 tiles) walked row of tiles by row of tiles.
+    const int tiles_n = ceil_div(N, BN);
+    const int m0 = static_cast<int>(blockIdx.x) / tiles_n * BM;
+    const int n0 = static_cast<int>(blockIdx.x) % tiles_n * BN;
+
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    const int warp = static_cast<int>(threadIdx.x) / 32;
+    const int warp_m0 = warp / WARPS_N * WARP_TILE_M;  // first row of this warp's tile
+    const int warp_n0 = warp % WARPS_N * WARP_TILE_N;  // first column
+
+    // ldmatrix.x4 addressing (see the fragment layouts above mma_m16n8k16_bf16).
+    // A, one 16x16 MMA tile: matrix q = (rows 8*(q%2).., k 8*(q/2)..), in a[q] order.
+    //   lane -> row lane % 16, chunk lane / 16 (of the two chunks of a 16-wide k-step).
+    // B, two 8x16 MMA tiles (n x k): matrix q = (n 8*(q/2).., k 8*(q%2)..), so registers
+    //   0,1 are b[0],b[1] of the first n8 tile and 2,3 those of the second.
+    //   lane -> n row (lane % 8) + 8 * (lane / 16), chunk (lane / 8) % 2.
+    const int a_lane_row = warp_m0 + lane % 16;
+    const int a_lane_chunk = lane / 16;
+    const int b_lane_row = warp_n0 + lane % 8 + 8 * (lane / 16);
+    const int b_lane_chunk = (lane / 8) % 2;
+
+    const int k_blocks = ceil_div(K, BK);  // the last one may overhang K: TMA zero-fills it
+
+    // VARIANT BEGIN: the K tail's zeros, written by the threads (a 1-D copy cannot)
+    // With K % BK != 0 the last k-block holds tail_bytes of each 128-byte row; the rest of
+    // the row must be zeros, and the slot still holds the previous k-block there. So the
+    // threads zero those chunks before the last k-block is issued, once every warp has
+    // read the slot's previous k-block; a __syncthreads then publishes the zeros. No
+    // fence.proxy.async is needed: no copy writes these bytes afterwards.
+    const int tail_bytes = (K - (k_blocks - 1) * BK) * static_cast<int>(sizeof(__nv_bfloat16));
+    auto zero_k_tail = [&](int stage) {
+        const int tail_chunks = (ROW_BYTES - tail_bytes) / CHUNK_BYTES;
+        for (int i = static_cast<int>(threadIdx.x); i < (BM + BN) * tail_chunks; i += THREADS) {
+            const int row = i / tail_chunks;
+            const int byte = tail_bytes + i % tail_chunks * CHUNK_BYTES;
+            unsigned char* tile =
+                reinterpret_cast<unsigned char*>(row < BM ? s.a[stage] : s.b[stage]);
+            const int tile_row = row < BM ? row : row - BM;
+            *reinterpret_cast<uint4*>(tile + tile_row * ROW_BYTES + byte) = make_uint4(0, 0, 0, 0);
+        }
+    };
+    if (k_blocks == 1 && tail_bytes < ROW_BYTES) zero_k_tail(0);  // the __syncthreads below
+    // VARIANT END
+    if (threadIdx.x == 0) {
+        for (int stage = 0; stage < STAGES; ++stage) {
+            // One expected arrival per phase: the producer's arrive.expect_tx. The bytes
+            // of the two boxes are the rest of what completes the phase.
+            //   CCCL: cuda::ptx::mbarrier_init(bar, count)
+            //   PTX:  mbarrier.init.shared.b64 [bar], count;
+            cuda::ptx::mbarrier_init(&s.full_barrier[stage], 1);
+        }
+        // The copy engine (the "async proxy") must see the initialised barriers before it
+        // signals one.  PTX: fence.mbarrier_init.release.cluster;
+        cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+    }
+    __syncthreads();  // and no thread may wait on a barrier before it is initialised
+
+    // VARIANT BEGIN: warp 0 issues a k-block row by row
+    // Called by all 32 lanes of warp 0. Only the rows inside the matrix and the columns
+    // inside K are copied, so the transaction count is what those copies bring, not the
+    // full 48 KB. Lane 0 announces it (the one arrival per phase) before any lane issues,
+    // so the phase cannot complete early.
+    auto issue_k_block = [&](int kb, int stage) {
+        if (lane == 0) LADDER_TIMELINE_PRODUCER(LoadIssue, kb);
+        const int k0 = kb * BK;
+        const uint32_t row_bytes =
+            static_cast<uint32_t>(min(BK, K - k0)) * static_cast<uint32_t>(sizeof(__nv_bfloat16));
+        const int rows_a = min(BM, M - m0);
+        const int rows_b = min(BN, N - n0);
+        if (lane == 0) arrive_expect_tx(&s.full_barrier[stage], (rows_a + rows_b) * row_bytes);
+        __syncwarp();
+        for (int r = lane; r < rows_a; r += 32)
+            bulk_copy_row(s.a[stage] + r * BK, A + static_cast<size_t>(m0 + r) * K + k0, row_bytes,
+                          &s.full_barrier[stage]);
+        for (int r = lane; r < rows_b; r += 32)
+            bulk_copy_row(s.b[stage] + r * BK, B + static_cast<size_t>(n0 + r) * K + k0, row_bytes,
+                          &s.full_barrier[stage]);
+    };
+
+    // Fill the ring. With STAGES = 1 it is a single slot: k-block 0.
+    if (warp == 0) {
+    // VARIANT END
+        for (int kb = 0; kb < STAGES && kb < k_blocks; ++kb) issue_k_block(kb, kb);
+    }
+
+    // ---- main loop: wait for k-block kb, 4 k-steps of 32 MMAs, free the slot, refill --
+    // `stage` is the slot of k-block kb, `phase` the parity of the full barrier's phase
+    // that k-block completes; it flips whenever `stage` wraps (with one stage: every time).
+    float acc[MMA_TILES_M][MMA_TILES_N][4] = {};
+
+    int stage = 0;
+    uint32_t phase = 0;
+    for (int kb = 0; kb < k_blocks; ++kb) {
+        wait_barrier(&s.full_barrier[stage], phase, "full barrier");
+        // Timeline (lane 0 of each warp speaks for the warp, consumer `warp`).
+        LADDER_TIMELINE_CONSUMER(lane == 0, warp, LoadArrive, kb);
+        LADDER_TIMELINE_CONSUMER(lane == 0, warp, MmaStart, kb);
+
+        const uint32_t a_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.a[stage]));
+        const uint32_t b_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.b[stage]));
+#pragma unroll
+        for (int ks = 0; ks < K_STEPS; ++ks) {
+            uint32_t a_frag[MMA_TILES_M][4];
+            uint32_t b_frag[MMA_TILES_N][2];
+#pragma unroll
+            for (int i = 0; i < MMA_TILES_M; ++i) {
+                const int row = a_lane_row + i * MMA_M;
+                // VARIANT BEGIN: unswizzled tile (8-way bank conflicts)
+                ldmatrix_x4(a_frag[i], a_tile + row_major_offset(row, 2 * ks + a_lane_chunk));
+                // VARIANT END
+            }
+#pragma unroll
+            for (int j = 0; j < MMA_TILES_N; j += 2) {
+                const int row = b_lane_row + j * MMA_N;
+                uint32_t pair[4];
+                // VARIANT BEGIN: unswizzled tile (8-way bank conflicts)
+                ldmatrix_x4(pair, b_tile + row_major_offset(row, 2 * ks + b_lane_chunk));
+                // VARIANT END
+                b_frag[j][0] = pair[0];
+                b_frag[j][1] = pair[1];
+                b_frag[j + 1][0] = pair[2];
+                b_frag[j + 1][1] = pair[3];
+            }
+#pragma unroll
+            for (int i = 0; i < MMA_TILES_M; ++i)
+#pragma unroll
+                for (int j = 0; j < MMA_TILES_N; ++j)
+                    mma_m16n8k16_bf16(acc[i][j], a_frag[i], b_frag[j]);
+        }
+        LADDER_TIMELINE_CONSUMER(lane == 0, warp, MmaEnd, kb);
+
+        // Every warp must have finished reading the slot before the copy engine overwrites
+        // it: a CTA-wide barrier, then the refill. The copy of k-block kb+1 starts only
+        // now, and all 8 warps will sit in the next wait_barrier until it has landed.
+        __syncthreads();
+        LADDER_TIMELINE_CONSUMER(lane == 0, warp, Release, kb);
+        // VARIANT BEGIN: warp 0 refills; the zeros of the K tail before the last k-block
+        if (kb + STAGES == k_blocks - 1 && tail_bytes < ROW_BYTES) {  // the same for every thread
+            zero_k_tail(stage);
+            __syncthreads();
+        }
+        if (warp == 0 && kb + STAGES < k_blocks) issue_k_block(kb + STAGES, stage);
+        // VARIANT END
+
+        if (++stage == STAGES) {
+            stage = 0;
+            phase ^= 1;
+        }
+    }
+
+    // ---- epilogue: fp32 accumulators -> bf16, straight from registers to C -------------
+    // Thread (g = lane/4, t = lane%4) holds D[g][2t..2t+1] and D[g+8][2t..2t+1] of each
+    // 16x8 MMA tile. Pairs go out as one 4-byte bf16x2 store when both columns exist and
+    // the address is 4-byte aligned (N even); otherwise element by element.
+    LADDER_TIMELINE_CONSUMER(lane == 0, warp, EpilogueStart, -1);
+    const int g = lane / 4;
+    const int t = lane % 4;
+#pragma unroll
+    for (int i = 0; i < MMA_TILES_M; ++i) {
+#pragma unroll
+        for (int j = 0; j < MMA_TILES_N; ++j) {
+            const int col = n0 + warp_n0 + j * MMA_N + 2 * t;
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                const int row = m0 + warp_m0 + i * MMA_M + g + 8 * half;
+                if (row >= M || col >= N) continue;
+                const float lo = acc[i][j][2 * half];
+                const float hi = acc[i][j][2 * half + 1];
+                __nv_bfloat16* dst = C + static_cast<size_t>(row) * N + col;
+                if (col + 1 < N && N % 2 == 0) {
+                    *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(lo, hi);
+                } else {
+                    dst[0] = __float2bfloat16(lo);
+                    if (col + 1 < N) dst[1] = __float2bfloat16(hi);
+                }
+            }
+        }
+    }
+    LADDER_TIMELINE_CONSUMER(lane == 0, warp, EpilogueEnd, -1);
+}
+
+// -------------------------------------------------------------------------------------
+// Host launch
+// -------------------------------------------------------------------------------------
+// VARIANT BEGIN: no tensor maps on the host
+// No tensor maps: the kernel gets A and B themselves, and the 1024-byte aligned
+// SharedStorage of gemm.cu (kept, harmless) holds the tiles unswizzled.
+// VARIANT END
+cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
+                 int K, cudaStream_t stream) {
+    if (cudaError_t err =
+            check_gemm_args("03_tma_single_stage", A, B, C, M, N, K, NeedsArch::Sm90a);
+        err != cudaSuccess)
+        return err;
+
+    const long long tiles = static_cast<long long>(ceil_div(M, BM)) * ceil_div(N, BN);
+    if (tiles > INT_MAX)
+        return fail(cudaErrorInvalidValue,
+                    "03_tma_single_stage: M=%d N=%d needs %lld tiles, more than a grid holds",
+                    M, N, tiles);
+
+    // VARIANT BEGIN: no tensor maps
+    // VARIANT END
+    // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
+    if (cudaError_t err = allow_dynamic_smem("03_tma_single_stage", gemm_kernel, SMEM_BYTES);
+        err != cudaSuccess)
+        return err;
+
+    // VARIANT BEGIN: launch with A and B
+    gemm_kernel<<<static_cast<unsigned>(tiles), THREADS, SMEM_BYTES, stream>>>(A, B, C, M, N, K);
+    // VARIANT END
+    return check_launch("03_tma_single_stage");
+}
+
+TileConfig tile_config() { return {BM, BN, BK, STAGES, 0, 1, THREADS}; }
+
+LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
+
+// VARIANT BEGIN: its own namespace
+}  // namespace ladder::step03_bulk1d
+// VARIANT END

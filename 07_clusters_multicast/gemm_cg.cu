@@ -1,0 +1,876 @@
+// =====================================================================================
+// Step 07: clusters, TMA multicast, a persistent kernel and a TMA-store epilogue
+// =====================================================================================
+// C[M,N] = A[M,K] * B[N,K]^T   (bf16 in, fp32 accumulate, bf16 out; all row-major)
+//
+// What this step adds over step 06 (the cooperative schedule; ping-pong is dropped, see
+// README.md): four things only Hopper has, or that only pay off with them.
+//   * Thread-block clusters. CLUSTER CTAs (2 by default; gemm_cluster1 and gemm_cluster4
+//     are the variants) take CLUSTER vertically adjacent 128x256 tiles of C, which all need
+//     the SAME 256 rows of B. Each CTA loads a 1/CLUSTER slice of that B box and TMA
+//     multicast writes the slice into the shared memory of every CTA of the cluster: B
+//     crosses L2 -> SM once per cluster instead of once per CTA.
+//   * Consumers release a stage to EVERY CTA that writes into it (remote mbarrier
+//     arrivals through the cluster's distributed shared memory window), and the cluster
+//     synchronises after barrier init and before exit.
+//   * A persistent grid: one cluster per CLUSTER SMs that fit, each walking output tiles in
+//     a grouped order (GROUP_M_TILES rows of tiles at a time) so the tiles in flight reuse
+//     A and B from L2. Stage and phase carry over from tile to tile, so the producer loads
+//     the next tile's k-blocks while the consumers run the epilogue of this one.
+//     With fewer tiles than SMs there is no cluster launch at all (see launch()).
+//   * A TMA-store epilogue: accumulators -> bf16 in a 128B-swizzled shared-memory tile
+//     (conflict-free) -> fence.proxy.async -> one cp.async.bulk.tensor store per 64x64
+//     box. The TMA unit clips rows and columns outside C. It needs N % 8 == 0 (the C
+//     tensor map's row pitch must be a multiple of 16 bytes); for other N the kernel
+//     falls back to step 06's bounds-checked direct stores.
+//
+// Why it is faster: the persistent grid removes the launch and prologue of every tile
+// after the first on an SM, and its producer loads the next tile during the epilogue.
+// The TMA store hands the copy to C to the TMA unit: the consumers write shared memory
+// and move on, where step 06's threads moved every byte themselves. Multicast cuts what a
+// CTA pulls from L2 per k-block from 48 KB to 16 KB of A + 32/CLUSTER KB of B (32 KB at
+// CLUSTER = 2); on the H100 measured here that does not show in the time (cluster size 1
+// is as fast: README.md, section 1).
+//
+// Measured (NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-22; clusters_multicast:cluster2):
+//   4096^3 729 TFLOP/s = 0.99x cuBLAS
+//   8192^3 732 TFLOP/s = 1.02x cuBLAS
+//   LLM shapes geomean 0.99x cuBLAS
+//   Every size and schedule: README.md in this folder, results/h100/bench.csv.
+//
+// Build and run (from the repository root):
+//   cmake -S . -B build -G Ninja && cmake --build build --target step-7 && ./build/step-7
+// =====================================================================================
+// VARIANT BEGIN: this file is step 07 spelled with cooperative groups
+// Variant "cg" (step-7 --variant cg, ladder_gemm_variant(7, "cg", ...)): the cluster-2
+// kernel with the cluster spelled through cooperative groups, as the CUDA programming
+// guide ("Distributed Shared Memory") spells it, instead of PTX special registers, mapa
+// and barrier.cluster:
+//   %cluster_ctarank                       -> cooperative_groups::this_cluster().block_rank()
+//   mapa.shared::cluster (inline PTX)      -> cluster.map_shared_rank(empty_barrier, r)
+//   barrier.cluster.arrive + wait          -> cluster.sync()
+// The remote arrival itself has no cooperative-groups spelling; it is CCCL's
+// cuda::ptx::mbarrier_arrive on the mapped pointer, which exists only as
+// .release.cluster (gemm.cu's DSMEM rule 3 says why gemm.cu avoids that form; this file
+// shows what it costs). Everything outside the VARIANT regions is gemm.cu line for line
+// (common/exercises.py checks it and `exercises.py sync` carries gemm.cu's changes over),
+// so `diff gemm.cu gemm_cg.cu` is exactly the spelling that changed.
+#include <cooperative_groups.h>
+// VARIANT END
+#include <cuda.h>  // CUtensorMap (a type only; the program does not link libcuda)
+#include <cuda/atomic>
+#include <cuda/ptx>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+
+#include "spin_guard.cuh"
+#include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
+#include "step_api.h"
+#include "tensor_map.h"
+#include "tma.cuh"  // wait_barrier, tma_load_2d, arrive_expect_tx: taught in step 03
+// setmaxnreg_dec/inc, named_barrier_sync, store_pair, advance: taught in step 06
+#include "warp_specialization.cuh"
+#include "wgmma.cuh"  // smem_descriptor, wgmma_*, fence_accumulators: taught in step 05
+
+// VARIANT BEGIN: its own namespace (the registry lists it as step 07's "cg")
+namespace ladder::step07_cg {
+// VARIANT END
+
+// -------------------------------------------------------------------------------------
+// Tile configuration
+// -------------------------------------------------------------------------------------
+// Registers decide the tile, exactly as in step 06: a consumer warpgroup issues wgmma
+// m64n256k16 into 64*256/128 = 128 fp32 accumulators per thread; two consumers give a
+// 128x256 CTA tile; setmaxnreg moves registers from the producer (40) to the consumers
+// (232): 128*40 + 256*232 = 64512 <= 65536, starting from the 168 that
+// __launch_bounds__(384, 1) gives every thread.
+//
+// Shared memory (227 KB = 232448 bytes a CTA may opt in to):
+//   stages: A 128x64x2 = 16 KB + B 256x64x2 = 32 KB = 48 KB each; 4 stages = 192 KB.
+//   C staging for the TMA store: one 64x128 bf16 tile per consumer = 16 KB each, 32 KB.
+//     (All of a consumer's 64x256 piece would be 32 KB each, 64 KB: 4 stages + 64 KB =
+//     256 KB does not fit, and 3 stages + 64 KB would shorten the ring that hides load
+//     latency. So each consumer stores its piece in two 128-column halves through one
+//     16 KB buffer, waiting for the first store to have read the buffer before the second.)
+//   barriers 64 B; struct rounded up to 1024 B; +1 KB to align the base:
+//     192 KB + 32 KB + 1 KB (rounding) + 1 KB = 226 KB = 231424 B <= 232448.
+// Clusters do not change any of this: the B box of a stage is still 256 rows; only who
+// loads which slice of it changes. So the tile and stage shapes do not depend on CLUSTER.
+constexpr int BM = 128;  // rows of C per CTA
+constexpr int BN = 256;  // columns of C per CTA (one B box, shared by the cluster)
+constexpr int BK = 64;   // K extent of one stage
+constexpr int STAGES = 4;
+constexpr int WARPGROUP_THREADS = 128;
+constexpr int CONSUMER_WARPGROUPS = 2;
+constexpr int THREADS = (1 + CONSUMER_WARPGROUPS) * WARPGROUP_THREADS;  // 384
+constexpr int WGMMA_M = BM / CONSUMER_WARPGROUPS;  // 64 rows of C per consumer: one wgmma m64
+constexpr int WGMMA_K = 16;                     // K of one wgmma (bf16)
+constexpr int ACC_REGS = WGMMA_M * BN / WARPGROUP_THREADS;  // 128 fp32 accumulators per thread
+constexpr int PRODUCER_REGISTERS = 40;
+constexpr int CONSUMER_REGISTERS = 232;
+constexpr int SWIZZLE_BYTES = 128;            // CU_TENSOR_MAP_SWIZZLE_128B
+constexpr size_t SMEM_OPTIN_BYTES = 232448;  // 227 KB: H100's MaxSharedMemoryPerBlockOptin
+constexpr int EPI_N = 128;    // columns of C a consumer stages in shared memory at a time
+constexpr int C_BOX = 64;     // a TMA store box is 64x64 bf16: 128-byte rows, one swizzle span
+// Grouped rasterization: tiles are walked GROUP_M_TILES rows of 128-row tiles at a time
+// (2048 rows of A), down each column of the group before moving right. See tile_origin.
+constexpr int GROUP_M_TILES = 16;
+// Stream-K (see Schedule) costs a split tile one partial tile written and read back (64 KB
+// of fp32 per consumer) and the owner's wait: measured on the H200 (2048^3, every tile
+// split in two), about as long as 12 k-blocks of wgmma. It is used only where it saves
+// more than that, and a cluster's share is at least MIN_STREAMK_KBLOCKS.
+constexpr int STREAMK_SPLIT_COST_KBLOCKS = 12;
+constexpr int MIN_STREAMK_KBLOCKS = 8;
+constexpr uint32_t A_STAGE_BYTES = BM * BK * sizeof(__nv_bfloat16);  // 16 KB
+constexpr uint32_t B_STAGE_BYTES = BN * BK * sizeof(__nv_bfloat16);  // 32 KB
+// Rows of the 256-row B box that one CTA of a cluster loads and multicasts.
+template <int CLUSTER>
+constexpr int B_SLICE_ROWS = BN / CLUSTER;
+template <int CLUSTER>
+constexpr uint32_t B_SLICE_BYTES = B_SLICE_ROWS<CLUSTER> * BK * sizeof(__nv_bfloat16);
+// Arrivals that complete an empty barrier: one per consumer warpgroup of every CTA in the
+// cluster, because every CTA of the cluster writes a slice of B into every stage.
+template <int CLUSTER>
+constexpr uint32_t EMPTY_ARRIVALS = CONSUMER_WARPGROUPS * CLUSTER;
+
+static_assert(THREADS == 384, "one producer and two consumer warpgroups");
+static_assert(WGMMA_M == 64, "each consumer issues wgmma with M = 64");
+static_assert(BN % 8 == 0 && BN >= 8 && BN <= 256, "wgmma N is a multiple of 8 up to 256");
+static_assert(BK * sizeof(__nv_bfloat16) == SWIZZLE_BYTES,
+              "a k-block row must be exactly one 128-byte swizzle span");
+static_assert(C_BOX * sizeof(__nv_bfloat16) == SWIZZLE_BYTES,
+              "a C store box row must be exactly one 128-byte swizzle span");
+static_assert(BK % WGMMA_K == 0, "whole wgmma k16 steps per stage");
+static_assert(BM <= 256 && BN <= 256, "a TMA box has at most 256 rows");
+static_assert(PRODUCER_REGISTERS % 8 == 0 && CONSUMER_REGISTERS % 8 == 0,
+              "setmaxnreg counts are multiples of 8");
+static_assert(PRODUCER_REGISTERS >= 24 && CONSUMER_REGISTERS <= 256, "setmaxnreg range is 24..256");
+static_assert(WARPGROUP_THREADS * PRODUCER_REGISTERS +
+                      CONSUMER_WARPGROUPS * WARPGROUP_THREADS * CONSUMER_REGISTERS <=
+                  65536,
+              "the re-balanced registers must fit the 64K-register file");
+static_assert(CONSUMER_REGISTERS >= ACC_REGS + 64, "room above the accumulators");
+static_assert(STAGES >= 2, "a consumer holds one stage while it waits for the next: at least two");
+static_assert(BN % EPI_N == 0 && EPI_N % C_BOX == 0, "whole store boxes per epilogue round");
+static_assert(A_STAGE_BYTES + BN * BK * sizeof(__nv_bfloat16) < (1u << 20),
+              "an mbarrier transaction count is below 2^20");
+
+struct SharedStorage {
+    // Every tile is a multiple of 1024 bytes, so with the struct 1024-aligned every tile
+    // is too (the 128B swizzle pattern, and wgmma's and TMA's reading of it, are anchored
+    // there). The B slices a cluster's CTAs multicast start at multiples of 64 rows = 8 KB.
+    alignas(1024) __nv_bfloat16 a[STAGES][BM * BK];
+    alignas(1024) __nv_bfloat16 b[STAGES][BN * BK];
+    alignas(1024) __nv_bfloat16 c[CONSUMER_WARPGROUPS][WGMMA_M * EPI_N];  // two 64x64 boxes each
+    uint64_t full_barrier[STAGES];   // "A and every B slice have landed in THIS CTA"
+    uint64_t empty_barrier[STAGES];  // "every consumer of the cluster is done reading"
+};
+static_assert((BM * BK * sizeof(__nv_bfloat16)) % 1024 == 0, "A tiles stay 1024-aligned");
+static_assert((BN * BK * sizeof(__nv_bfloat16)) % 1024 == 0, "B tiles stay 1024-aligned");
+static_assert((C_BOX * C_BOX * sizeof(__nv_bfloat16)) % 1024 == 0, "C boxes stay 1024-aligned");
+constexpr size_t SMEM_BYTES = sizeof(SharedStorage) + 1024;
+static_assert(SMEM_BYTES == 231424, "the derivation above");
+static_assert(SMEM_BYTES <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
+
+// -------------------------------------------------------------------------------------
+// Device helpers carried over from steps 03 to 06
+// -------------------------------------------------------------------------------------
+// (wait_barrier, tma_load_2d and arrive_expect_tx come from tma.cuh; smem_descriptor,
+// wgmma_fence, wgmma_commit_group, wgmma_wait_group, fence_accumulators and
+// wgmma_m64n256k16 from wgmma.cuh; setmaxnreg_dec/inc, named_barrier_sync, store_pair and
+// advance from warp_specialization.cuh.)
+
+// PTX ISA "bar.sync" (barrier.cta): named hardware barriers 1..15 (0 is __syncthreads)
+// that complete when `count` threads have arrived. Here each consumer warpgroup has its
+// own (ids 1 and 2, 128 threads) to order its epilogue's shared-memory writes against the
+// TMA store that reads them, without stopping the other warpgroups. SASS: BAR.SYNC.
+constexpr int EPILOGUE_BARRIER_ID = 1;  // + consumer index
+
+// -------------------------------------------------------------------------------------
+// Device helpers new to this step
+// -------------------------------------------------------------------------------------
+// Distributed shared memory (DSMEM) rules this kernel relies on (CUDA programming guide,
+// "Distributed Shared Memory"; PTX ISA "State spaces: .shared::cluster"):
+//   1. A CTA's shared memory is reachable by every CTA of its cluster through the
+//      .shared::cluster window; mapa translates "my address of X" into "CTA r's address
+//      of X" (the layouts match because every CTA runs the same code).
+//   2. It exists only while that CTA runs: nobody may touch a peer's shared memory before
+//      the peer has initialised it, or after it may have exited. Hence a cluster barrier
+//      after mbarrier init and another before exit.
+//   3. What an arrival must order. A consumer's remote arrival on a peer's empty barrier
+//      carries no data; it only says "my wgmma reads of this stage are finished", and
+//      wgmma.wait_group has already made that true before the arrive is issued. So the
+//      arrive keeps mbarrier's default semantics (release at CTA scope) and the producer
+//      its default (acquire, CTA scope) wait. The .release.cluster form would add a
+//      GPU-wide memory barrier (SASS MEMBAR.ALL.GPU) to every k-block of every consumer
+//      for no gain. The transfers themselves (TMA multicast into peers, their complete_tx
+//      on the peers' full barriers) are ordered by the mbarrier transaction mechanism.
+
+// Cluster-wide barrier: every thread of every CTA of the cluster arrives, then waits.
+// VARIANT BEGIN: cluster.sync()
+// cooperative_groups::this_cluster().sync() is barrier.cluster.arrive + barrier.cluster.wait
+// (their default semantics, release and acquire), the same pair as gemm.cu's cluster_sync.
+// SASS: UCGABAR_ARV, UCGABAR_WAIT.
+__device__ __forceinline__ void cluster_sync() { cooperative_groups::this_cluster().sync(); }
+// VARIANT END
+
+// A consumer hands a stage back to every CTA of the cluster: each of them wrote a slice
+// of B into it, so each producer must know before it overwrites its slice. Thread r of
+// the warpgroup (r < CLUSTER) arrives on CTA r's empty barrier, so the CLUSTER arrivals
+// go out in parallel from different lanes. With one CTA it is step 06's local arrive.
+// VARIANT BEGIN: the remote address through map_shared_rank
+// cluster.map_shared_rank(p, r): the generic address of CTA r's copy of *p (mapa on a
+// generic address, PTX ISA "mapa"). The arrival on it is CCCL's
+// cuda::ptx::mbarrier_arrive(sem_release, scope_cluster, space_cluster, bar):
+//   mbarrier.arrive.release.cluster.shared::cluster.b64 _, [bar];
+// CCCL turns the generic pointer into a .shared::cluster address with cvta.to.shared, as
+// its own helpers do for remote shared memory (__as_ptr_remote_dsmem).
+// VARIANT END
+template <int CLUSTER>
+__device__ __forceinline__ void release_stage(uint64_t* empty_barrier, int thread_in_wg) {
+    if constexpr (CLUSTER == 1) {
+        // CCCL: cuda::ptx::mbarrier_arrive(bar)   PTX: mbarrier.arrive.shared.b64 _, [bar];
+        if (thread_in_wg == 0) cuda::ptx::mbarrier_arrive(empty_barrier);
+    } else {
+        if (thread_in_wg < CLUSTER) {
+            // VARIANT BEGIN: map_shared_rank + CCCL's shared::cluster arrive
+            uint64_t* remote =
+                cooperative_groups::this_cluster().map_shared_rank(empty_barrier, thread_in_wg);
+            cuda::ptx::mbarrier_arrive(cuda::ptx::sem_release, cuda::ptx::scope_cluster,
+                                       cuda::ptx::space_cluster, remote);
+            // VARIANT END
+        }
+    }
+}
+
+// One k-block slice of B, written into the same shared-memory offset of every CTA whose
+// bit is set in cta_mask, each copy signalling the barrier at `barrier`'s offset in that
+// CTA (complete_tx of the bytes it delivered there).
+// CCCL: cuda::ptx::cp_async_bulk_tensor(space_cluster, space_global, dst, map, {k0, row0},
+//                                       bar, cta_mask)
+// PTX:  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+//           .multicast::cluster [dst], [map, {k0, row0}], [bar], cta_mask;
+//       (PTX ISA "cp.async.bulk.tensor"; SASS: UTMALDG.2D.MULTICAST)
+__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorMap* map, int k0,
+                                                      int row0, uint64_t* barrier,
+                                                      uint16_t cta_mask) {
+    const int32_t coords[2] = {k0, row0};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map,
+                                    coords, barrier, cta_mask);
+}
+
+// The reverse copy: a 64x64 box of shared memory (128B-swizzled) to C at (col0, row0).
+// Box elements outside C are not written, which handles every M and N edge.
+// CCCL: cuda::ptx::cp_async_bulk_tensor(space_global, space_shared, map, {col0, row0}, src)
+// PTX:  cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [map, {col0, row0}], [src];
+//       (SASS: UTMASTG.2D). Completion is tracked by bulk groups: commit_group closes the
+//       stores issued so far; wait_group.read N waits until all but N groups have finished
+//       READING shared memory (the buffer may be reused); wait_group N until they are done.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int col0, int row0,
+                                             const void* src) {
+    const int32_t coords[2] = {col0, row0};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, map, coords,
+                                    src);
+}
+
+// The work of the persistent grid. A problem of T cluster tiles on G clusters runs
+// floor(T/G) whole waves of tiles, one tile per cluster at a time (data-parallel). The
+// T mod G tiles left over would keep only some clusters busy in a last wave while the
+// rest idle: at 4096^3, 256 cluster tiles on 66 clusters are 3 whole waves and 58 tiles,
+// so 8 of 66 clusters would sit out a whole tile's time. Stream-K instead deals the k-blocks of
+// those tiles out evenly, in order: cluster g takes k-blocks [g*S, (g+1)*S) of the
+// leftover tiles laid end to end (S = leftover k-blocks / clusters). A tile whose k-blocks
+// are split between clusters is finished by the cluster that holds its first k-block
+// (the tile's "owner"): the others write their fp32 partial sums to a workspace and
+// raise a flag; the owner waits for the flags, adds the partials in cluster order (a fixed
+// order, so the bits do not change from run to run) and stores C. A cluster's share
+// starts with the tail of one tile and ends with the head of another, so it publishes
+// its partial first and waits (if at all) last: nobody waits on a cluster that is
+// itself waiting, and every cluster of the grid is resident, so the waits end.
+struct Schedule {
+    int tiles;        // cluster tiles of the problem
+    int k_blocks;     // k-blocks per tile
+    int clusters;     // clusters in the grid
+    int dp_tiles;     // tiles [0, dp_tiles) are data-parallel: cluster g takes g, g + clusters, ...
+    int sk_clusters;  // clusters sharing the leftover tiles' k-blocks (0: no stream-K)
+};
+
+// One piece of work: k-blocks [kb_begin, kb_end) of cluster tile `tile`.
+struct WorkUnit {
+    int tile, kb_begin, kb_end;
+};
+
+// First stream-K k-block (counted over the leftover tiles laid end to end) of cluster g.
+__host__ __device__ inline long long streamk_begin(const Schedule& s, int g) {
+    const long long sk_tiles = s.tiles - s.dp_tiles;
+    return sk_tiles * s.k_blocks * g / (s.sk_clusters > 0 ? s.sk_clusters : 1);
+}
+
+// Walks one cluster's units: its data-parallel tiles, then its stream-K share. Producer
+// and consumers each run one and so see the same sequence. A share is shorter than one
+// tile (the sharing clusters outnumber the leftover tiles), so it counts in int.
+struct WorkCursor {
+    int dp_tile;      // next data-parallel tile
+    int sk_tile = 0;  // tile and k-block where the rest of the stream-K share starts
+    int sk_kb = 0;
+    int sk_left = 0;  // k-blocks of the share not yet handed out
+
+    __device__ WorkCursor(const Schedule& s, int g) : dp_tile(g) {
+        if (g < s.sk_clusters) {
+            const long long begin = streamk_begin(s, g);
+            sk_tile = static_cast<int>(begin / s.k_blocks);
+            sk_kb = static_cast<int>(begin - static_cast<long long>(sk_tile) * s.k_blocks);
+            sk_left = static_cast<int>(streamk_begin(s, g + 1) - begin);
+        }
+    }
+    __device__ bool next_unit(const Schedule& s, WorkUnit& u) {
+        if (dp_tile < s.dp_tiles) {
+            u = {dp_tile, 0, s.k_blocks};
+            dp_tile += s.clusters;
+            return true;
+        }
+        if (sk_left == 0) return false;
+        u = {s.dp_tiles + sk_tile, sk_kb, min(s.k_blocks, sk_kb + sk_left)};
+        sk_left -= u.kb_end - u.kb_begin;
+        ++sk_tile;
+        sk_kb = 0;
+        return true;
+    }
+};
+
+// A consumer's partial tile in the workspace: 64x256 fp32, stored in the accumulators'
+// own register order (thread t's acc[4q..4q+3] at float4 q*128 + t), so that writing and
+// reading it back are both fully coalesced 16-byte accesses and no layout is involved.
+// Slot = the CTA that wrote it (its cluster's stream-K share holds at most one piece that
+// is not a tile's head) and the consumer.
+constexpr int PARTIAL_FLOATS = WGMMA_M * BN;  // 64 KB of fp32 per consumer
+__device__ __forceinline__ float4* partial_slot(float* partials, int cta, int consumer) {
+    return reinterpret_cast<float4*>(partials +
+                                     (static_cast<size_t>(cta) * CONSUMER_WARPGROUPS + consumer) *
+                                         PARTIAL_FLOATS);
+}
+
+// Publishing and collecting a partial tile across CTAs (CUDA C++ memory model; libcu++
+// cuda::atomic_ref). The writer's 128 threads store, meet at the warpgroup's named barrier,
+// and one thread raises the flag with a release store at device scope: everything the
+// warpgroup wrote before the barrier is visible to whoever acquires the flag. The reader
+// spins with acquire loads, lowers the flag again for the next launch, and releases its
+// warpgroup through the same barrier before anyone reads. Partials are read with ld.cg
+// (L2, not the SM's L1, which is not coherent with other SMs' stores).
+__device__ __forceinline__ void publish_partial(int* flag, int barrier_id, int thread_in_wg) {
+    named_barrier_sync(barrier_id, WARPGROUP_THREADS);
+    if (thread_in_wg == 0)
+        cuda::atomic_ref<int, cuda::thread_scope_device>(*flag).store(1, cuda::memory_order_release);
+}
+__device__ __forceinline__ void await_partial(int* flag, int barrier_id, int thread_in_wg) {
+    if (thread_in_wg == 0) {
+        cuda::atomic_ref<int, cuda::thread_scope_device> ready(*flag);
+        SpinGuard guard;
+        while (ready.load(cuda::memory_order_acquire) == 0) guard.check("stream-K partial flag");
+        ready.store(0, cuda::memory_order_relaxed);
+    }
+    named_barrier_sync(barrier_id, WARPGROUP_THREADS);
+}
+
+// Persistent tile order. The grid is a fixed set of clusters; cluster c takes cluster
+// tiles c, c + clusters, c + 2*clusters, ... A cluster tile is CLUSTER vertically
+// adjacent CTA tiles (CLUSTER*128 rows x 256 columns). Numbering them row by row would
+// put the ~66 tiles in flight at one moment on one or two rows of tiles: the same A rows,
+// but every B column of the matrix. Grouped order instead walks a band of
+// GROUP_M_TILES*128 = 2048 rows column by column, so the tiles in flight form a block of
+// about 2048 x 2048 of C: they share 2048 rows of A and 2048 rows of B, which stay in L2.
+//
+//   tile numbers, 4 rows of cluster tiles per group:      0  4  8 12 16 ...
+//                                                         1  5  9 13 17 ...
+//                                                         2  6 10 14 18 ...
+//                                                         3  7 11 15 19 ...
+//                                                        (next group below) ...
+// Returns the first row and column of C of this CTA's part of cluster tile `tile`.
+template <int CLUSTER>
+__device__ __forceinline__ int2 tile_origin(int tile, int cluster_rows, int tiles_n,
+                                            uint32_t rank) {
+    constexpr int group_rows = GROUP_M_TILES / CLUSTER > 0 ? GROUP_M_TILES / CLUSTER : 1;
+    const int tiles_per_group = group_rows * tiles_n;
+    const int group = tile / tiles_per_group;
+    const int first_row = group * group_rows;
+    const int rows_in_group = min(group_rows, cluster_rows - first_row);
+    const int in_group = tile - group * tiles_per_group;
+    const int cluster_row = first_row + in_group % rows_in_group;
+    const int tile_col = in_group / rows_in_group;
+    return make_int2((cluster_row * CLUSTER + static_cast<int>(rank)) * BM, tile_col * BN);
+}
+
+// -------------------------------------------------------------------------------------
+// Kernel
+// -------------------------------------------------------------------------------------
+// Warpgroup 0 produces, warpgroups 1 and 2 consume, as in step 06. The ring protocol,
+// per stage, now spans the cluster:
+//   full_barrier  count 1: this CTA's producer's arrive.expect_tx, plus the bytes of its
+//                 own A box and of EVERY CTA's B slice (the multicast copies signal the
+//                 barrier at the same offset in each destination CTA). Bytes may land
+//                 before the expect_tx; the transaction count goes negative meanwhile,
+//                 and the phase cannot complete without the producer's arrival.
+//   empty_barrier count 2 * CLUSTER: each consumer warpgroup of each CTA arrives once.
+//                 Until then no producer of the cluster may write its slice again.
+// Stage and phase run on across tiles: fill f is the f-th k-block this CTA loads, over
+// all its tiles, and producer and consumers walk the same tile sequence.
+template <int CLUSTER>
+__global__ void __launch_bounds__(THREADS, 1)
+gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+            const __grid_constant__ CUtensorMap c_map, __nv_bfloat16* __restrict__ C, int M,
+            int N, int K, int tma_store, const Schedule sched, float* __restrict__ partials,
+            int* __restrict__ flags) {
+    // ---- setup: carve shared memory, find this CTA's place, initialise the barriers -----
+    extern __shared__ uint8_t smem_raw[];
+    const uintptr_t smem_base = (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023};
+    SharedStorage& s = *reinterpret_cast<SharedStorage*>(smem_base);
+
+    const int warpgroup = threadIdx.x / WARPGROUP_THREADS;
+    const int thread_in_wg = threadIdx.x % WARPGROUP_THREADS;
+    // VARIANT BEGIN: the rank through cooperative groups
+    // The rank in the cluster through cooperative groups; the cluster's index and count
+    // stay PTX special registers %clusterid.x, %nclusterid.x (CCCL get_sreg_*).
+    const uint32_t rank = cooperative_groups::this_cluster().block_rank();
+    // VARIANT END
+    const int cluster_id = static_cast<int>(cuda::ptx::get_sreg_clusterid_x());
+    const int tiles_m = (M + BM - 1) / BM;
+    const int cluster_rows = (tiles_m + CLUSTER - 1) / CLUSTER;
+    const int tiles_n = (N + BN - 1) / BN;
+
+    if (threadIdx.x == 0) {
+        for (int stage = 0; stage < STAGES; ++stage) {
+            // CCCL: cuda::ptx::mbarrier_init(bar, count)
+            // PTX:  mbarrier.init.shared.b64 [bar], count;   (PTX ISA "mbarrier.init")
+            cuda::ptx::mbarrier_init(&s.full_barrier[stage], 1);
+            cuda::ptx::mbarrier_init(&s.empty_barrier[stage], uint32_t{EMPTY_ARRIVALS<CLUSTER>});
+        }
+        // Make the initialised barriers visible to the async proxy (the TMA unit) and to
+        // the other CTAs of the cluster.  PTX: fence.mbarrier_init.release.cluster;
+        cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+    }
+    // DSMEM rule 2: no CTA multicasts into, or arrives on, a peer's barriers before the
+    // peer has initialised them. (This also does __syncthreads' job inside the CTA.)
+    cluster_sync();
+
+    if (warpgroup == 0) {
+        // ---- producer: one thread keeps the ring full, tile after tile ----------------
+        setmaxnreg_dec<PRODUCER_REGISTERS>();
+        if (thread_in_wg == 0) {
+            int stage = 0;
+            uint32_t phase = 0;
+            int fill = 0;  // k-blocks loaded so far, over all units (the timeline's numbering)
+            WorkCursor work(sched, cluster_id);
+            WorkUnit unit;
+            while (work.next_unit(sched, unit)) {
+                const int2 origin = tile_origin<CLUSTER>(unit.tile, cluster_rows, tiles_n, rank);
+                const int m0 = origin.x, n0 = origin.y;
+                // Boxes wholly outside the matrix are not issued (and their bytes not
+                // expected): when M is not a multiple of CLUSTER*128 the last CTAs of a
+                // cluster may have no rows, and when N < 256 the last B slices no columns.
+                // The stale shared memory their consumers then multiply only reaches rows
+                // and columns of C that are never stored. All CTAs of a cluster share n0,
+                // so they agree on b_slices.
+                const bool a_in_bounds = m0 < M;
+                const int b_slices = min(CLUSTER, (N - n0 + B_SLICE_ROWS<CLUSTER> - 1) /
+                                                      B_SLICE_ROWS<CLUSTER>);
+                const uint32_t tx_bytes = (a_in_bounds ? A_STAGE_BYTES : 0u) +
+                                          static_cast<uint32_t>(b_slices) * B_SLICE_BYTES<CLUSTER>;
+                for (int kb = unit.kb_begin; kb < unit.kb_end; ++kb, ++fill) {
+                    wait_barrier(&s.empty_barrier[stage], phase ^ 1u, "empty barrier");
+                    LADDER_TIMELINE_PRODUCER(LoadIssue, fill);
+                    // The FULL bytes of every box issued to this CTA, even where a box
+                    // hangs over the matrix edge: TMA writes those elements too (as zeros)
+                    // and counts them. The peers' B slices count here too.
+                    arrive_expect_tx(&s.full_barrier[stage], tx_bytes);
+                    if (a_in_bounds)
+                        tma_load_2d(s.a[stage], &a_map, kb * BK, m0, &s.full_barrier[stage]);
+                    if (static_cast<int>(rank) < b_slices) {
+                        // This CTA's slice: rows [rank * BN/CLUSTER, +BN/CLUSTER) of the B box,
+                        // at the same place in every CTA's stage.
+                        const int slice_row = static_cast<int>(rank) * B_SLICE_ROWS<CLUSTER>;
+                        __nv_bfloat16* dst = &s.b[stage][slice_row * BK];
+                        if constexpr (CLUSTER == 1)
+                            tma_load_2d(dst, &b_map, kb * BK, n0, &s.full_barrier[stage]);
+                        else
+                            tma_load_2d_multicast(dst, &b_map, kb * BK, n0 + slice_row,
+                                                  &s.full_barrier[stage],
+                                                  static_cast<uint16_t>((1u << CLUSTER) - 1u));
+                    }
+                    advance<STAGES>(stage, phase);
+                }
+            }
+        }
+        // The other 127 producer threads have nothing to do; they wait at the final
+        // cluster barrier.
+    } else {
+        setmaxnreg_inc<CONSUMER_REGISTERS>();
+        const int consumer = warpgroup - 1;
+        const int warp = thread_in_wg / 32;
+        const int lane = thread_in_wg % 32;
+        int stage = 0;
+        uint32_t phase = 0;
+        float acc[ACC_REGS];
+        // The descriptors of stage 0, this consumer's 64 rows of A (the top or bottom half
+        // of the A box) and B. Stage s, k16 step k is the same descriptor with its start
+        // address field (bits 0-13, address / 16) advanced by s*stage_bytes/16 + k*32/16:
+        // one add, instead of rebuilding the descriptor for every wgmma. Shared addresses
+        // stay below 2^18, so the 14-bit field cannot carry into the next one.
+        const uint32_t a_desc0 = smem_descriptor_lo(
+            static_cast<uint32_t>(__cvta_generic_to_shared(s.a[0])) + consumer * WGMMA_M * SWIZZLE_BYTES);
+        const uint32_t b_desc0 = smem_descriptor_lo(static_cast<uint32_t>(__cvta_generic_to_shared(s.b[0])));
+        int fill = 0;  // k-blocks consumed so far, over all units (the timeline's numbering)
+        WorkCursor work(sched, cluster_id);
+        WorkUnit unit;
+
+        while (work.next_unit(sched, unit)) {
+            const int2 origin = tile_origin<CLUSTER>(unit.tile, cluster_rows, tiles_n, rank);
+            const int m0 = origin.x, n0 = origin.y;
+
+            // ---- main loop: wgmma on full stages, hand each back as soon as it is read -
+            int previous_stage = -1;
+            [[maybe_unused]] const int first_fill = fill;  // timeline
+            for (int kb = unit.kb_begin; kb < unit.kb_end; ++kb, ++fill) {
+                wait_barrier(&s.full_barrier[stage], phase, "full barrier");
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, LoadArrive, fill);
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaStart, fill);
+                const uint32_t a_desc = a_desc0 + stage * (A_STAGE_BYTES >> 4);
+                const uint32_t b_desc = b_desc0 + stage * (B_STAGE_BYTES >> 4);
+                wgmma_fence();
+#pragma unroll
+                for (int k = 0; k < BK / WGMMA_K; ++k) {
+                    const uint32_t k_step = k * WGMMA_K * sizeof(__nv_bfloat16) >> 4;  // 32 B
+                    const uint32_t accumulate = (kb > unit.kb_begin || k > 0) ? 1u : 0u;
+                    wgmma_m64n256k16(acc, smem_descriptor_with_lo(a_desc + k_step),
+                                     smem_descriptor_with_lo(b_desc + k_step), accumulate);
+                }
+                wgmma_commit_group();
+                // Keep this k-block's wgmma running and wait only for the previous one:
+                // once it is done, its stage can be refilled, by every CTA of the cluster.
+                wgmma_wait_group<1>();
+                fence_accumulators(acc);
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > unit.kb_begin, consumer, MmaEnd,
+                                         fill - 1);
+                if (previous_stage >= 0)
+                    release_stage<CLUSTER>(&s.empty_barrier[previous_stage], thread_in_wg);
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > unit.kb_begin, consumer, Release,
+                                         fill - 1);
+                previous_stage = stage;
+                advance<STAGES>(stage, phase);
+            }
+            wgmma_wait_group<0>();
+            fence_accumulators(acc);
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaEnd, fill - 1);
+            release_stage<CLUSTER>(&s.empty_barrier[previous_stage], thread_in_wg);
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, Release, fill - 1);
+            // From here on the producer is already loading the next tile into the stages
+            // just released: this epilogue overlaps those loads.
+
+            // ---- epilogue: accumulators -> bf16 -> swizzled smem -> TMA store ----------
+            // wgmma's D layout: warp w of the warpgroup owns rows 16w..16w+15; in each n8
+            // column block j/4, lane l holds rows l/4 and l/4 + 8, columns 2(l%4), +1:
+            //   acc[j] -> row 16w + l/4 + 8*((j/2)%2),  col 8*(j/4) + 2*(l%4) + j%2.
+            const int row0 = m0 + consumer * WGMMA_M;  // first row of this consumer's piece
+            if (row0 >= M) continue;  // the whole piece is below C (uniform per warpgroup)
+
+            // ---- stream-K: hand a partial tile to its owner, or collect the others' -----
+            const int cta = cluster_id * CLUSTER + static_cast<int>(rank);
+            const int barrier_id = EPILOGUE_BARRIER_ID + consumer;
+            if (unit.kb_begin > 0) {
+                // Not the tile's first k-block: the owner finishes it. Publish and move on.
+                float4* slot = partial_slot(partials, cta, consumer);
+#pragma unroll
+                for (int q = 0; q < ACC_REGS / 4; ++q)
+                    slot[q * WARPGROUP_THREADS + thread_in_wg] =
+                        make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
+                publish_partial(&flags[cta * CONSUMER_WARPGROUPS + consumer], barrier_id, thread_in_wg);
+                continue;
+            }
+            if (unit.kb_end < sched.k_blocks) {
+                // The owner of a split tile: the clusters after this one whose shares start
+                // inside the tile hold the rest of its k-blocks. Add them in that order.
+                const int sk_tile = unit.tile - sched.dp_tiles;
+                const long long tile_end = static_cast<long long>(sk_tile + 1) * sched.k_blocks;
+                for (int h = cluster_id + 1; h < sched.sk_clusters && streamk_begin(sched, h) < tile_end;
+                     ++h) {
+                    const int peer = h * CLUSTER + static_cast<int>(rank);
+                    await_partial(&flags[peer * CONSUMER_WARPGROUPS + consumer], barrier_id, thread_in_wg);
+                    const float4* slot = partial_slot(partials, peer, consumer);
+#pragma unroll
+                    for (int q = 0; q < ACC_REGS / 4; ++q) {
+                        const float4 v = __ldcg(&slot[q * WARPGROUP_THREADS + thread_in_wg]);
+                        acc[4 * q] += v.x;
+                        acc[4 * q + 1] += v.y;
+                        acc[4 * q + 2] += v.z;
+                        acc[4 * q + 3] += v.w;
+                    }
+                }
+            }
+            // Timeline: each tile's epilogue keeps its own slot, under the tile's first fill.
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueStart, first_fill);
+            if (tma_store) {
+                uint8_t* c_smem = reinterpret_cast<uint8_t*>(s.c[consumer]);
+#pragma unroll
+                for (int half = 0; half < BN / EPI_N; ++half) {
+                    // The buffer is free once the previous store has finished reading it.
+                    // CCCL: cuda::ptx::cp_async_bulk_wait_group_read(n32_t<0>)
+                    // PTX:  cp.async.bulk.wait_group.read 0;
+                    if (thread_in_wg == 0)
+                        cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
+                    named_barrier_sync(EPILOGUE_BARRIER_ID + consumer, WARPGROUP_THREADS);
+                    // Columns [128*half, +128) of the piece = two 64x64 boxes, each stored
+                    // 128B-swizzled like the TMA loads: 16-byte chunk c of row r sits at
+                    // chunk c ^ (r % 8). A warp's 32 four-byte stores for one j cover 8
+                    // rows x one chunk, which the XOR spreads over all 32 banks.
+#pragma unroll
+                    for (int j = half * (ACC_REGS / 2); j < (half + 1) * (ACC_REGS / 2); j += 2) {
+                        const int row = 16 * warp + lane / 4 + 8 * ((j / 2) % 2);
+                        const int n8 = (j / 4) % (EPI_N / 8);  // n8 block inside this half
+                        const int box = n8 / (C_BOX / 8);      // which 64x64 box
+                        const int chunk = n8 % (C_BOX / 8);    // 16-byte chunk in the box row
+                        const uint32_t offset =
+                            static_cast<uint32_t>(box * C_BOX * C_BOX * 2 + row * SWIZZLE_BYTES +
+                                                  ((chunk ^ (row % 8)) << 4) + 4 * (lane % 4));
+                        *reinterpret_cast<__nv_bfloat162*>(c_smem + offset) =
+                            __floats2bfloat162_rn(acc[j], acc[j + 1]);
+                    }
+                    // Ordinary stores, read next by the async proxy (TMA): fence, then make
+                    // sure all 128 threads' stores are in before one thread issues the copy.
+                    // CCCL: cuda::ptx::fence_proxy_async(space_shared)
+                    // PTX:  fence.proxy.async.shared::cta;
+                    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+                    named_barrier_sync(EPILOGUE_BARRIER_ID + consumer, WARPGROUP_THREADS);
+                    if (thread_in_wg == 0) {
+#pragma unroll
+                        for (int box = 0; box < EPI_N / C_BOX; ++box) {
+                            const int col0 = n0 + half * EPI_N + box * C_BOX;
+                            if (col0 < N)
+                                tma_store_2d(&c_map, col0, row0, c_smem + box * C_BOX * C_BOX * 2);
+                        }
+                        // PTX: cp.async.bulk.commit_group;
+                        cuda::ptx::cp_async_bulk_commit_group();
+                    }
+                }
+            } else {
+                // N % 8 != 0: no C tensor map is possible; step 06's direct stores.
+                __nv_bfloat16* c_tile = C + static_cast<size_t>(row0) * N + n0;
+                const int rows_left = M - row0;
+                const int cols_left = N - n0;
+#pragma unroll
+                for (int j = 0; j < ACC_REGS; j += 2) {
+                    const int row = 16 * warp + lane / 4 + 8 * ((j / 2) % 2);
+                    const int col = 8 * (j / 4) + 2 * (lane % 4);
+                    store_pair(c_tile, N, rows_left, cols_left, row, col, acc[j], acc[j + 1]);
+                }
+            }
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueEnd, first_fill);
+        }
+        // The last stores must be complete before the CTA's shared memory goes away.
+        // PTX: cp.async.bulk.wait_group 0;
+        if (thread_in_wg == 0) cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});
+    }
+
+    // DSMEM rule 2 again: the last remote arrivals on a peer's empty barriers must land
+    // before that peer exits, so nobody leaves until everybody is here.
+    cluster_sync();
+}
+
+// -------------------------------------------------------------------------------------
+// Host launch
+// -------------------------------------------------------------------------------------
+// The schedule of `tiles` (cluster) tiles of `k_blocks` on at most `max_clusters`
+// resident clusters (see Schedule). Data-parallel, the busiest cluster walks
+// ceil(tiles / clusters) whole tiles; with stream-K, floor(tiles / clusters) tiles and its
+// share of the leftover k-blocks, plus the cost of a split. Stream-K only where that is
+// shorter.
+Schedule make_schedule(int tiles, int k_blocks, int max_clusters, bool streamk) {
+    Schedule s{tiles, k_blocks, tiles < max_clusters ? tiles : max_clusters, tiles, 0};
+    if (!streamk) return s;
+    const int leftover = tiles % max_clusters;  // tiles of the last, partial wave
+    if (leftover == 0) return s;
+    const long long sk_kblocks = static_cast<long long>(leftover) * k_blocks;
+    const long long shares = sk_kblocks / MIN_STREAMK_KBLOCKS;
+    const int sk_clusters = static_cast<int>(shares < max_clusters ? shares : max_clusters);
+    if (sk_clusters <= leftover) return s;  // one tile each would do as well
+    const long long share = (sk_kblocks + sk_clusters - 1) / sk_clusters;
+    if (share + STREAMK_SPLIT_COST_KBLOCKS >= k_blocks) return s;
+    s.dp_tiles = tiles - leftover;
+    s.clusters = s.dp_tiles > 0 ? max_clusters : sk_clusters;
+    s.sk_clusters = sk_clusters;
+    return s;
+}
+
+template <int CLUSTER>
+cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
+                   int K, cudaStream_t stream, bool streamk) {
+    constexpr const char* kStep = "07_clusters_multicast";
+    if (cudaError_t err = check_gemm_args(kStep, A, B, C, M, N, K, NeedsArch::Sm90a);
+        err != cudaSuccess)
+        return err;
+
+    // Tile origins are int: check_gemm_args keeps M and N 2^16 below 2^31, far more than
+    // (tiles + one cluster of padding) * 128 needs.
+    const long long tiles_m = (M + BM - 1) / BM;
+    const long long cluster_rows = (tiles_m + CLUSTER - 1) / CLUSTER;
+    const long long tiles_n = (N + BN - 1) / BN;
+    if (cluster_rows * tiles_n > INT_MAX / 2)
+        return fail(cudaErrorInvalidValue, "%s: %lld x %lld cluster tiles are too many", kStep,
+                    cluster_rows, tiles_n);
+    const int cluster_tiles = static_cast<int>(cluster_rows * tiles_n);
+
+    // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
+    // Both kernels may be launched: gemm_kernel<1> is the one without a cluster launch.
+    if (cudaError_t err =
+            allow_dynamic_smem(kStep, gemm_kernel<CLUSTER>, static_cast<int>(SMEM_BYTES));
+        err != cudaSuccess)
+        return err;
+    if (cudaError_t err = allow_dynamic_smem(kStep, gemm_kernel<1>, static_cast<int>(SMEM_BYTES));
+        err != cudaSuccess)
+        return err;
+
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = CLUSTER;
+    attribute.val.clusterDim.y = 1;
+    attribute.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config{};
+    config.blockDim = dim3(THREADS);
+    config.dynamicSmemBytes = SMEM_BYTES;
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+
+    // Persistent grid: as many CTAs (or clusters) as can be resident at once: one CTA per
+    // SM, and a cluster's CTAs must fit in one GPC. Never more than there are tiles.
+    // The answers depend only on the device, so they are asked once per device.
+    int device = 0;
+    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
+        return fail(err, "%s: cudaGetDevice: %s", kStep, cudaGetErrorString(err));
+    static int queried_device = -1;
+    static int resident_ctas = 0;      // without a cluster launch
+    static int resident_clusters = 0;  // with clusters of CLUSTER CTAs
+    if (queried_device != device) {
+        int sms = 0, ctas_per_sm = 0, max_clusters = 0;
+        if (cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+            err != cudaSuccess)
+            return fail(err, "%s: cudaDeviceGetAttribute: %s", kStep, cudaGetErrorString(err));
+        if (cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &ctas_per_sm, gemm_kernel<1>, THREADS, SMEM_BYTES);
+            err != cudaSuccess)
+            return fail(err, "%s: cudaOccupancyMaxActiveBlocksPerMultiprocessor: %s", kStep,
+                        cudaGetErrorString(err));
+        config.gridDim = dim3(CLUSTER);
+        if (cudaError_t err =
+                cudaOccupancyMaxActiveClusters(&max_clusters, gemm_kernel<CLUSTER>, &config);
+            err != cudaSuccess)
+            return fail(err, "%s: cudaOccupancyMaxActiveClusters (cluster size %d): %s", kStep,
+                        CLUSTER, cudaGetErrorString(err));
+        if (ctas_per_sm < 1 || max_clusters < 1)
+            return fail(cudaErrorNotSupported,
+                        "%s: device %d cannot run a cluster of %d CTAs with %zu bytes of shared "
+                        "memory each",
+                        kStep, device, CLUSTER, SMEM_BYTES);
+        resident_ctas = sms * ctas_per_sm;
+        resident_clusters = max_clusters;
+        queried_device = device;
+    }
+
+    // Clusters only when there are more tiles than SMs. A cluster launch places the CTAs
+    // of a cluster together in one GPC; measured, a grid smaller than the GPU then runs
+    // slower than with a plain launch (by 4% with multicast, 25% at cluster size 1:
+    // README.md, "Cluster launch or not"), most likely because it is packed onto fewer
+    // SMs' shared resources instead of spread out. With fewer tiles than SMs the L2
+    // traffic multicast saves was never the limit. Such problems, and cluster size 1, run
+    // gemm_kernel<1> with a plain <<<>>> launch.
+    const bool clustered = CLUSTER > 1 && tiles_m * tiles_n > resident_ctas;
+
+    // A box: the CTA's 128 rows. B box: this CTA's slice, BN/CLUSTER of the 256 rows, or all
+    // 256 without clusters. C box: 64x64, stored from 128B-swizzled shared memory.
+    CUtensorMap a_map{}, b_map{}, c_map{};
+    if (cudaError_t err = make_tensor_map_2d(&a_map, A, M, K, BM, BK,
+                                             CU_TENSOR_MAP_SWIZZLE_128B, kStep);
+        err != cudaSuccess)
+        return err;
+    if (cudaError_t err = make_tensor_map_2d(&b_map, B, N, K, clustered ? B_SLICE_ROWS<CLUSTER> : BN,
+                                             BK, CU_TENSOR_MAP_SWIZZLE_128B, kStep);
+        err != cudaSuccess)
+        return err;
+    // The C map's row pitch N*2 bytes must be a multiple of 16: N % 8 == 0. Otherwise the
+    // kernel stores directly (and never touches c_map, left zeroed).
+    const int tma_store = N % 8 == 0 ? 1 : 0;
+    if (tma_store) {
+        if (cudaError_t err = make_tensor_map_2d(&c_map, C, M, N, C_BOX, C_BOX,
+                                                 CU_TENSOR_MAP_SWIZZLE_128B, kStep);
+            err != cudaSuccess)
+            return err;
+    }
+
+    // Without clusters every CTA is a cluster of one (%clusterid = %ctaid), and the
+    // schedule counts CTA tiles.
+    const int k_blocks = (K + BK - 1) / BK;
+    const Schedule sched =
+        clustered ? make_schedule(cluster_tiles, k_blocks, resident_clusters, streamk)
+                  : make_schedule(static_cast<int>(tiles_m * tiles_n), k_blocks, resident_ctas, streamk);
+    float* partials = nullptr;
+    int* flags = nullptr;
+    if (sched.sk_clusters > 0) {
+        // A flag per consumer of every CTA the GPU holds, then one partial tile per CTA of
+        // this grid. The flags come first, at a place that does not depend on the problem:
+        // launch after launch on this stream reuses them (the owners lower every flag they
+        // wait for), and a partial of a larger grid must never land on them.
+        const size_t flag_bytes =
+            (static_cast<size_t>(resident_ctas) * CONSUMER_WARPGROUPS * sizeof(int) + 255) / 256 * 256;
+        const size_t ctas = static_cast<size_t>(sched.clusters) * (clustered ? CLUSTER : 1);
+        const size_t partial_bytes = ctas * CONSUMER_WARPGROUPS * PARTIAL_FLOATS * sizeof(float);
+        void* workspace = nullptr;
+        if (cudaError_t err = stream_workspace(kStep, stream, flag_bytes + partial_bytes, &workspace);
+            err != cudaSuccess)
+            return err;
+        flags = static_cast<int*>(workspace);
+        partials = reinterpret_cast<float*>(static_cast<char*>(workspace) + flag_bytes);
+    }
+
+    if (!clustered) {
+        gemm_kernel<1><<<static_cast<unsigned>(sched.clusters), THREADS, SMEM_BYTES, stream>>>(
+            a_map, b_map, c_map, C, M, N, K, tma_store, sched, partials, flags);
+        return check_launch(kStep);
+    }
+    config.gridDim = dim3(static_cast<unsigned>(sched.clusters * CLUSTER));
+    if (cudaError_t err = cudaLaunchKernelEx(&config, gemm_kernel<CLUSTER>, a_map, b_map, c_map, C,
+                                             M, N, K, tma_store, sched, partials, flags);
+        err != cudaSuccess)
+        return fail(err, "%s: cudaLaunchKernelEx (cluster size %d): %s", kStep, CLUSTER,
+                    cudaGetErrorString(err));
+    return check_launch(kStep);
+}
+
+cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
+                 int K, cudaStream_t stream) {
+    return launch<2>(A, B, C, M, N, K, stream, true);
+}
+
+cudaError_t gemm_dataparallel(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C,
+                              int M, int N, int K, cudaStream_t stream) {
+    return launch<2>(A, B, C, M, N, K, stream, false);
+}
+
+cudaError_t gemm_cluster1(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
+                          int N, int K, cudaStream_t stream) {
+    return launch<1>(A, B, C, M, N, K, stream, true);
+}
+
+cudaError_t gemm_cluster4(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
+                          int N, int K, cudaStream_t stream) {
+    return launch<4>(A, B, C, M, N, K, stream, true);
+}
+
+TileConfig tile_config() { return {BM, BN, BK, STAGES, CONSUMER_WARPGROUPS, 2, THREADS}; }
+
+LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
+
+// VARIANT BEGIN: its own namespace
+}  // namespace ladder::step07_cg
+// VARIANT END
