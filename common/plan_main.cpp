@@ -124,7 +124,7 @@ int compare(const std::string& path, const Machine& machine, double clock_mhz) {
                               std::atoll(f[col["K"]].c_str())};
         const double measured_us = std::atof(f[col["ms"]].c_str()) * 1e3;
         const double row_clock = std::atof(f[col["sm_clock_mhz"]].c_str());
-        const Plan plan = evaluate(machine, problem, c);
+        const Plan plan = plan_step(machine, step, variant, problem);
         const Prediction at_row = predict(machine, problem, c, std::max(plan.ctas_per_sm, 1), row_clock);
         const Prediction at_machine = predict(machine, problem, c, std::max(plan.ctas_per_sm, 1), clock_mhz);
         if (!plan.fits || !at_machine.valid || !at_row.valid || !(measured_us > 0)) continue;

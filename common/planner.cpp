@@ -57,6 +57,11 @@ std::string format(const char* fmt, ...) {
 
 double peak_flops(const Machine& m) { return m.dense_bf16_tflops * 1e12; }
 
+// Rows of A and B one stage holds. A ping-pong stage feeds one consumer: half of A's rows.
+int stage_rows(const Candidate& c) {
+    return (c.structure == Structure::PingPong ? c.bm / 2 : c.bm) + c.bn;
+}
+
 // Threads of one CTA: the consumers plus one producer warpgroup, unless the step says.
 int threads_per_cta(const Candidate& c) {
     if (c.threads > 0) return c.threads;
@@ -229,7 +234,7 @@ std::string label(const Candidate& c) {
 // ---- Shared memory -----------------------------------------------------------------------
 int max_stages_that_fit(const Machine& m, const Candidate& c, int ctas_per_sm) {
     if (c.bm <= 0 || c.bn <= 0 || c.bk <= 0 || ctas_per_sm <= 0) return 0;
-    const long long per_stage = static_cast<long long>(c.bm + c.bn) * c.bk * kBytesPerElement +
+    const long long per_stage = static_cast<long long>(stage_rows(c)) * c.bk * kBytesPerElement +
                                 kBarrierBytesPerStage;
     // One CTA may use at most the opt-in limit; together the CTAs of an SM (each with its
     // driver-reserved KiB) share the SM's shared memory.
@@ -257,7 +262,7 @@ Plan evaluate(const Machine& machine, const Problem& problem, const Candidate& c
     p.threads_per_cta = threads_per_cta(c);
 
     // 1. Shared memory: one stage holds a BMxBK slab of A and a BNxBK slab of B.
-    p.smem_per_stage_bytes = static_cast<long long>(c.bm + c.bn) * c.bk * kBytesPerElement;
+    p.smem_per_stage_bytes = static_cast<long long>(stage_rows(c)) * c.bk * kBytesPerElement;
     p.smem_operand_bytes = c.stages * p.smem_per_stage_bytes;
     if (c.stages > 0) {
         p.smem_barrier_bytes = c.stages * kBarrierBytesPerStage;
@@ -562,9 +567,9 @@ std::string one_line(const Plan& p) {
     if (!p.prediction.valid)
         return head + format(", %lld tiles = %.2f waves (%.0f%%), <= %.0f TFLOP/s (%s)", p.tiles, p.waves,
                              100.0 * p.wave_efficiency, p.upper_bound_tflops, p.limiter.c_str());
-    return head + format(", %lld tiles = %.2f waves, k-block %.0f ns: predicted %.1f us = %.0f TFLOP/s (%s)",
-                         p.tiles, p.waves, p.prediction.kblock_ns, p.prediction.total_us,
-                         p.prediction.tflops, p.prediction.limiter.c_str());
+    return head + format(", %lld tiles = %.2f waves (%.0f%%): predicted %.1f us = %.0f TFLOP/s (%s)", p.tiles,
+                         p.waves, 100.0 * p.wave_efficiency, p.prediction.total_us, p.prediction.tflops,
+                         p.prediction.limiter.c_str());
 }
 
 // ---- Command line ---------------------------------------------------------------------------

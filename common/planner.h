@@ -229,6 +229,11 @@ Plan evaluate(const Machine& machine, const Problem& problem, const Candidate& c
 Prediction predict(const Machine& machine, const Problem& problem, const Candidate& candidate,
                    int ctas_per_sm, double clock_mhz = 0);
 
+// The plan of step `number`'s own tile and loop structure (step_candidate) for `problem`:
+// what ladder-plan --step, the step executables and the CSV's predicted columns all show.
+// A step outside the model (01) gives a plan with fits == false.
+Plan plan_step(const Machine& machine, int number, const std::string& variant, const Problem& problem);
+
 // ---- Machine files (results/<device folder>/machine.json) -----------------------------------
 // "h100" for "NVIDIA H100 80GB HBM3", "h200" for "NVIDIA H200": the first word after NVIDIA, lower case.
 std::string device_folder(const std::string& device_name);

@@ -70,6 +70,18 @@ bool step_candidate(int number, const std::string& variant, Candidate* out) {
     return true;
 }
 
+Plan plan_step(const Machine& machine, int number, const std::string& variant, const Problem& problem) {
+    Candidate c;
+    if (!step_candidate(number, variant, &c)) {
+        Plan p;
+        p.machine = machine;
+        p.problem = problem;
+        p.limiter = "not modeled";
+        return p;
+    }
+    return evaluate(machine, problem, c);
+}
+
 // ---- predict(): one k-block, one tile, the grid ---------------------------------------------
 Prediction predict(const Machine& m, const Problem& problem, const Candidate& c, int ctas_per_sm,
                    double clock_mhz) {
@@ -128,10 +140,13 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     // cp.async (02) the warps issue the next copy before waiting for the oldest: stages - 1.
     // In 05 the consumers refill a slot only once wait_group 1 says the wgmma that read it is
     // done, one k-block later: stages - 2 ahead of the math.
-    int ahead = c.stages;
+    // A ping-pong stage holds one consumer's half k-block: the ring is half as many k-blocks.
+    double ahead = c.stages;
     if (c.structure == Structure::MmaSyncCpAsync) ahead = c.stages - 1;
     if (c.structure == Structure::WgmmaInline) ahead = c.stages - 2;
-    ahead = std::max(ahead, 1);
+    if (c.structure == Structure::PingPong) ahead = c.stages / 2.0;
+    ahead = std::max(ahead, 1.0);
+    const double stage_bytes = c.structure == Structure::PingPong ? bytes / 2 : bytes;
     // A stage's fill is the latency plus its bytes at the rate this SM gets: the L2 bandwidth
     // shared by the SMs loading at that moment, each loading for the fraction `busy` of a
     // k-block (1 when the ring streams, a third for step 03's single stage), never more than
@@ -140,7 +155,7 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     for (int i = 0; i < 50; ++i) {
         const double busy = std::min(1.0, r.feed_ns / r.kblock_ns);
         const double rate = std::min(m.tma_one_sm_gbps, l2_tbps * 1e3 / (r.active_sms * busy));
-        r.fill_ns = latency + bytes / rate;
+        r.fill_ns = latency + stage_bytes / rate;
         r.ring_ns = (r.fill_ns + r.issue_ns + m.mbarrier_round_trip_ns) / ahead;
         r.kblock_ns = std::max({r.issue_ns, r.feed_ns, r.ring_ns});
     }
