@@ -223,6 +223,19 @@ std::string describe(const Machine& m) {
                   m.dense_bf16_tflops, m.sm_count, m.tensor_flop_per_clk_per_sm, m.sm_clock_ghz);
     out << format("  DRAM %.2f TB/s, L2->SM %.1f TB/s (assumed), memory latency %.0f ns (assumed)\n",
                   m.dram_tbps, m.l2_tbps, m.mem_latency_ns);
+    out << format("  time model: clock under load %.0f MHz; mma.sync %.0f, wgmma %.0f FLOP/clk/SM; ldmatrix %.0f B/clk/SM\n",
+                  m.load_clock_mhz, m.mma_sync_flop_per_clk, m.wgmma_flop_per_clk, m.ldmatrix_bytes_per_clk);
+    out << format("              L2->SM %.2f TB/s (TMA), %.2f (cp.async), one SM %.0f GB/s; latency TMA %.0f ns,"
+                  " cp.async %.0f ns, mbarrier %.0f ns\n",
+                  m.l2_tma_tbps, m.l2_cp_async_tbps, m.tma_one_sm_gbps, m.tma_latency_ns, m.cp_async_latency_ns,
+                  m.mbarrier_round_trip_ns);
+    out << format("              stores %.2f (16 B), %.2f (4 B), %.2f (TMA) TB/s; launch %.1f us\n", m.store16_tbps,
+                  m.store4_tbps, m.tma_store_tbps, m.launch_us);
+    if (!m.not_measured.empty()) {
+        out << "  not measured by ladder-probe:";
+        for (const std::string& key : m.not_measured) out << " " << key;
+        out << "\n";
+    }
     out << "  sources: " << m.source << "\n";
     return out.str();
 }
@@ -567,7 +580,7 @@ std::string one_line(const Plan& p) {
     if (!p.prediction.valid)
         return head + format(", %lld tiles = %.2f waves (%.0f%%), <= %.0f TFLOP/s (%s)", p.tiles, p.waves,
                              100.0 * p.wave_efficiency, p.upper_bound_tflops, p.limiter.c_str());
-    return head + format(", %lld tiles = %.2f waves (%.0f%%): predicted %.1f us = %.0f TFLOP/s (%s)", p.tiles,
+    return head + format(", %lld tiles = %.2f waves (%.0f%%) -> %.1f us = %.0f TFLOP/s (%s)", p.tiles,
                          p.waves, 100.0 * p.wave_efficiency, p.prediction.total_us, p.prediction.tflops,
                          p.prediction.limiter.c_str());
 }
@@ -723,7 +736,7 @@ std::string cli_usage() {
     return "usage: ladder-plan [--m M] [--n N] [--k K] [--machine h100|h200|FILE.json] [--top N]\n"
            "                   [--step N[:variant]] [--candidate BMxBNxBK[:stages[:warpgroups[:cluster]]]]\n"
            "                   [--clock-mhz MHz] [--l2-tbps TB/s] [--latency-ns ns]\n"
-           "       ladder-plan --compare BENCH.csv [--machine FILE.json] [--clock-mhz MHz|--clock-mhz 0]\n"
+           "       ladder-plan --compare BENCH.csv [--machine FILE.json] [--clock-mhz MHz]\n"
            "\n"
            "Works out, on paper, how well tile configurations can do on a Hopper GPU for\n"
            "C[M,N] = A[M,K] * B[N,K]^T in bf16: registers, shared memory, pipeline stages,\n"

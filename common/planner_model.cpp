@@ -308,8 +308,6 @@ bool read_machine_file(const std::string& path, Machine* machine, std::string* e
         if (!measured) m.not_measured.push_back(f.key);
     }
     m.sm_count = static_cast<int>(sm_count);
-    // The model's L2 figure also sets the old bound's L2 term, so both read one number.
-    m.l2_tbps = m.l2_tma_tbps;
     const size_t device = text.find("\"device\"");
     if (device != std::string::npos) {
         const size_t q1 = text.find('"', text.find(':', device) + 1);
