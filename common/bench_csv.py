@@ -4,18 +4,30 @@ import csv
 import sys
 
 
+# Columns renamed since older CSVs were written: new name -> old name. The old columns held
+# the planner's upper bound, the new ones its prediction; each row says which in
+# "planner_kind" ("bound" or "predicted").
+RENAMED = {"predicted_tflops": "plan_tflops", "predicted_limiter": "plan_limiter"}
+
+
 def read_rows(path, tool, needed, ints=(), floats=()):
     """Rows of `path` as dicts, with the named columns converted. Exits with a message naming
-    `tool` when a needed column is missing or the file has no rows."""
+    `tool` when a needed column is missing or the file has no rows. A column of RENAMED is
+    found under its old name too."""
     with open(path, newline="") as f:
         reader = csv.DictReader(f)
-        missing = [c for c in needed if c not in (reader.fieldnames or [])]
+        fields = reader.fieldnames or []
+        old = {new: was for new, was in RENAMED.items() if new not in fields and was in fields}
+        missing = [c for c in needed if c not in fields and c not in old]
         if missing:
             sys.exit(f"{tool}: {path}: missing column(s) {', '.join(missing)}")
         rows = list(reader)
     if not rows:
         sys.exit(f"{tool}: {path} has no rows")
     for r in rows:
+        for new, was in old.items():
+            r[new] = r[was]
+        r["planner_kind"] = "bound" if old else "predicted"
         for key in ints:
             r[key] = int(r[key])
         for key in floats:

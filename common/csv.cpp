@@ -31,7 +31,7 @@ const std::vector<std::string>& columns() {
         "step",    "name",          "M",                 "N",      "K",
         "ms",      "tflops",        "cublas_ms",         "cublas_tflops",
         "speedup_vs_cublas",        "device",            "sm_clock_mhz",
-        "cuda",    "driver",        "date",              "plan_tflops", "plan_limiter"};
+        "cuda",    "driver",        "date",              "predicted_tflops", "predicted_limiter"};
     return names;
 }
 
@@ -47,8 +47,8 @@ std::string format_row(const Row& r) {
       << number(r.ms, 5) << ',' << number(r.tflops, 2) << ',' << number(r.cublas_ms, 5) << ','
       << number(r.cublas_tflops, 2) << ',' << number(r.speedup_vs_cublas, 3) << ','
       << quote(r.device) << ',' << r.sm_clock_mhz << ',' << quote(r.cuda) << ','
-      << quote(r.driver) << ',' << quote(r.date) << ',' << number(r.plan_tflops, 1) << ','
-      << quote(r.plan_limiter);
+      << quote(r.driver) << ',' << quote(r.date) << ',' << number(r.predicted_tflops, 1) << ','
+      << quote(r.predicted_limiter);
     return s.str();
 }
 

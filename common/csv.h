@@ -19,8 +19,10 @@ struct Row {
     std::string cuda;    // runtime version, e.g. "13.0"
     std::string driver;  // driver's CUDA version, e.g. "13.0"
     std::string date;    // YYYY-MM-DD
-    double plan_tflops = 0;    // the planner's upper bound for this step's tile configuration
-    std::string plan_limiter;  // what the planner says limits it
+    double predicted_tflops = 0;    // the planner's prediction for this step's tile and loop
+    std::string predicted_limiter;  // what the planner says limits it
+    // (results/h100/bench.csv predates the time model: its columns plan_tflops and
+    // plan_limiter hold the planner's old upper bound; the Python scripts read both.)
 };
 
 const std::vector<std::string>& columns();

@@ -1,10 +1,17 @@
-// plan_main.cpp: ladder-plan, the tile planner on the command line. CPU only: it uses the
-// documented H100/H200 defaults (planner.cpp), never the GPU.
+// plan_main.cpp: ladder-plan, the tile planner on the command line. CPU only: it uses a
+// machine file (results/<gpu>/machine.json, written by ladder-probe) or the built-in
+// H100/H200 defaults, never the GPU.
 //
 //   ladder-plan --m 4096 --n 4096 --k 4096            rank tiles, explain the winner
 //   ladder-plan --candidate 128x256x64:4:2:1          explain one tile
 //   ladder-plan --machine h200 --l2-tbps 8            what if the L2 were slower?
+//   ladder-plan --step 5 --machine results/h200/machine.json   step 05's predicted time
+//   ladder-plan --compare results/h100/bench.csv --machine results/h100/machine.json
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -41,6 +48,103 @@ void print_table(const std::vector<Plan>& plans, int top) {
     }
 }
 
+// One CSV line split at commas outside double quotes ("" inside quotes is a quote).
+std::vector<std::string> csv_fields(const std::string& line) {
+    std::vector<std::string> out(1);
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+        const char ch = line[i];
+        if (quoted && ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+            out.back() += '"';
+            ++i;
+        } else if (ch == '"') {
+            quoted = !quoted;
+        } else if (ch == ',' && !quoted) {
+            out.emplace_back();
+        } else if (ch != '\r') {
+            out.back() += ch;
+        }
+    }
+    return out;
+}
+
+// The shapes the accuracy goal is stated for: squares from 2048^3 up, and the LLM shapes.
+bool goal_shape(long long m, long long n, long long k) {
+    if (m == n && n == k) return m >= 2048;
+    return m == 8192 && ((n == 4096 && k == 4096) || (n == 14336 && k == 4096) || (n == 4096 && k == 14336));
+}
+
+struct HitCount {
+    int rows = 0, hits = 0;
+    void add(bool hit) { ++rows, hits += hit; }
+    std::string text() const {
+        char buffer[64];
+        std::snprintf(buffer, sizeof buffer, "%d of %d (%.0f%%)", hits, rows, rows ? 100.0 * hits / rows : 0.0);
+        return buffer;
+    }
+};
+
+// --compare: the predicted time of every row of steps 02-07 of a benchmark CSV next to the
+// measured one, at the machine's clock under load and at the clock the row recorded.
+int compare(const std::string& path, const Machine& machine, double clock_mhz) {
+    std::ifstream in(path);
+    std::string line;
+    if (!in || !std::getline(in, line)) {
+        std::fprintf(stderr, "ladder-plan: cannot read '%s'\n", path.c_str());
+        return 1;
+    }
+    const std::vector<std::string> header = csv_fields(line);
+    std::map<std::string, size_t> col;
+    for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
+    for (const char* need : {"step", "name", "M", "N", "K", "ms", "sm_clock_mhz"})
+        if (!col.count(need)) {
+            std::fprintf(stderr, "ladder-plan: '%s' has no column '%s'\n", path.c_str(), need);
+            return 1;
+        }
+    std::printf("%-30s %-18s %9s %9s %6s %9s %6s  %s\n", "step", "M x N x K", "meas us", "pred us", "ratio",
+                "@row clk", "ratio", "predicted limiter");
+    HitCount goal15, all20, goal15_row, all20_row;
+    int line_number = 1;
+    while (std::getline(in, line)) {
+        ++line_number;
+        if (line.empty()) continue;
+        const std::vector<std::string> f = csv_fields(line);
+        if (f.size() < header.size()) {
+            std::fprintf(stderr, "ladder-plan: %s:%d has %zu fields, the header %zu\n", path.c_str(), line_number,
+                         f.size(), header.size());
+            return 1;
+        }
+        const int step = std::atoi(f[col["step"]].c_str());
+        const std::string name = f[col["name"]];
+        const size_t colon = name.find(':');
+        const std::string variant = colon == std::string::npos ? "" : name.substr(colon + 1);
+        Candidate c;
+        if (!step_candidate(step, variant, &c)) continue;
+        const Problem problem{std::atoll(f[col["M"]].c_str()), std::atoll(f[col["N"]].c_str()),
+                              std::atoll(f[col["K"]].c_str())};
+        const double measured_us = std::atof(f[col["ms"]].c_str()) * 1e3;
+        const double row_clock = std::atof(f[col["sm_clock_mhz"]].c_str());
+        const Plan plan = plan_step(machine, step, variant, problem);
+        const Prediction at_row = predict(machine, problem, c, std::max(plan.ctas_per_sm, 1), row_clock);
+        const Prediction at_machine = predict(machine, problem, c, std::max(plan.ctas_per_sm, 1), clock_mhz);
+        if (!plan.fits || !at_machine.valid || !at_row.valid || !(measured_us > 0)) continue;
+        const double ratio = at_machine.total_us / measured_us, ratio_row = at_row.total_us / measured_us;
+        const bool goal = goal_shape(problem.m, problem.n, problem.k);
+        if (goal) goal15.add(std::fabs(ratio - 1) <= 0.15), goal15_row.add(std::fabs(ratio_row - 1) <= 0.15);
+        all20.add(std::fabs(ratio - 1) <= 0.20), all20_row.add(std::fabs(ratio_row - 1) <= 0.20);
+        const std::string shape = std::to_string(problem.m) + "x" + std::to_string(problem.n) + "x" +
+                                  std::to_string(problem.k);
+        std::printf("%-30s %-18s %9.1f %9.1f %6.2f %9.1f %6.2f  %s%s\n", (std::to_string(step) + " " + name).c_str(),
+                    shape.c_str(), measured_us, at_machine.total_us, ratio, at_row.total_us, ratio_row,
+                    at_machine.limiter.c_str(), goal ? "" : "  (outside the 15% goal)");
+    }
+    std::printf("\nwithin 15%% on squares >= 2048^3 and the LLM shapes: %s at %.0f MHz, %s at each row's clock\n",
+                goal15.text().c_str(), clock_mhz > 0 ? clock_mhz : machine.load_clock_mhz, goal15_row.text().c_str());
+    std::printf("within 20%% on all rows of steps 02-07:                %s at %.0f MHz, %s at each row's clock\n",
+                all20.text().c_str(), clock_mhz > 0 ? clock_mhz : machine.load_clock_mhz, all20_row.text().c_str());
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -57,8 +161,15 @@ int main(int argc, char** argv) {
     }
 
     Machine machine = options.machine == "h200" ? h200() : h100_sxm();
-    if (options.l2_tbps > 0) machine.l2_tbps = options.l2_tbps;
-    if (options.latency_ns > 0) machine.mem_latency_ns = options.latency_ns;
+    if (options.machine != "h100" && options.machine != "h200" &&
+        !read_machine_file(options.machine, &machine, &error)) {
+        std::fprintf(stderr, "ladder-plan: %s\n", error.c_str());
+        return 2;
+    }
+    if (options.l2_tbps > 0) machine.l2_tbps = machine.l2_tma_tbps = machine.l2_cp_async_tbps = options.l2_tbps;
+    if (options.latency_ns > 0) machine.mem_latency_ns = machine.tma_latency_ns = options.latency_ns;
+    if (options.clock_mhz > 0) machine.load_clock_mhz = options.clock_mhz;
+    if (!options.compare_csv.empty()) return compare(options.compare_csv, machine, options.clock_mhz);
     const Problem& problem = options.problem;
 
     std::printf("%s", describe(machine).c_str());
@@ -66,8 +177,18 @@ int main(int argc, char** argv) {
                 problem.m, problem.n, problem.m, problem.k, problem.n, problem.k,
                 2.0 * problem.m * problem.n * problem.k * 1e-9);
 
-    if (options.has_candidate) {
+    if (options.has_candidate || options.step > 0) {
         Candidate candidate = options.candidate;
+        if (options.step > 0) {
+            Candidate of_step;
+            step_candidate(options.step, options.variant, &of_step);
+            if (options.has_candidate) {
+                of_step.bm = candidate.bm, of_step.bn = candidate.bn, of_step.bk = candidate.bk;
+                of_step.stages = candidate.stages, of_step.consumer_warpgroups = candidate.consumer_warpgroups;
+                of_step.cluster = candidate.cluster;
+            }
+            candidate = of_step;
+        }
         if (candidate.stages < 0) candidate.stages = std::max(1, max_stages_that_fit(machine, candidate));
         const Plan plan = evaluate(machine, problem, candidate);
         std::printf("%s\n%s\n", explain(plan).c_str(), one_line(plan).c_str());
@@ -85,7 +206,8 @@ int main(int argc, char** argv) {
                         one_line(p).c_str());
             break;
         }
-    std::printf("\nThis is a model: an upper bound from the numbers above, not a prediction of what a\n"
-                "kernel will reach. Each step's executable prints its own plan next to its measurement.\n");
+    std::printf("\nThe ranking is by the upper bound; the prediction lines use the time model with a\n"
+                "warp-specialized loop. Each step's executable prints its own prediction next to its\n"
+                "measurement (ladder-plan --step N gives the same number).\n");
     return 0;
 }

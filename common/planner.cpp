@@ -57,6 +57,11 @@ std::string format(const char* fmt, ...) {
 
 double peak_flops(const Machine& m) { return m.dense_bf16_tflops * 1e12; }
 
+// Rows of A and B one stage holds. A ping-pong stage feeds one consumer: half of A's rows.
+int stage_rows(const Candidate& c) {
+    return (c.structure == Structure::PingPong ? c.bm / 2 : c.bm) + c.bn;
+}
+
 // Threads of one CTA: the consumers plus one producer warpgroup, unless the step says.
 int threads_per_cta(const Candidate& c) {
     if (c.threads > 0) return c.threads;
@@ -137,8 +142,26 @@ Machine h100_sxm() {
     m.dram_tbps = 3.35;                         // HBM3, datasheet
     m.l2_tbps = kAssumedL2BytesPerClkPerSm * m.sm_count * 1.98 * 1e-3;  // assumption, at max clock
     m.mem_latency_ns = kAssumedMemLatencyNs;    // assumption
+    // The time model's constants: results/h100/machine.json, where each says how it was
+    // obtained (not measured by ladder-probe: read off the H100 benchmark and timelines).
+    m.load_clock_mhz = 1980;
+    m.mma_sync_flop_per_clk = 2450;
+    m.wgmma_flop_per_clk = 3890;
+    m.ldmatrix_bytes_per_clk = 128;
+    m.l2_tma_tbps = 9.0;
+    m.l2_cp_async_tbps = 9.0;
+    m.tma_latency_ns = 250;
+    m.tma_one_sm_gbps = 220;
+    m.cp_async_latency_ns = 250;
+    m.mbarrier_round_trip_ns = 20;
+    m.store16_tbps = 4.3;
+    m.store4_tbps = 4.5;
+    m.tma_store_tbps = 3.4;
+    m.launch_us = 4.0;
+    m.not_measured = {"all: results/h100/machine.json"};
     m.source = "datasheet: 132 SMs, 989.4 dense bf16 TFLOP/s (=132 x 4096 FLOP/clk x 1.83 GHz), "
-               "3.35 TB/s HBM3; CUDA guide: smem/registers; assumed: L2 bandwidth, latency";
+               "3.35 TB/s HBM3; CUDA guide: smem/registers; assumed: L2 bandwidth, latency; "
+               "time model: results/h100/machine.json (not measured)";
     return m;
 }
 
@@ -175,7 +198,8 @@ Machine machine_from_device(const DeviceFacts& f) {
     }
     if (f.cc_major > 0) m.tensor_flop_per_clk_per_sm = dense_bf16_flop_per_clk_per_sm(f.cc_major, f.cc_minor);
     m.dense_bf16_tflops = m.sm_count * m.tensor_flop_per_clk_per_sm * m.sm_clock_ghz * 1e-3;
-    m.l2_tbps = kAssumedL2BytesPerClkPerSm * m.sm_count * m.sm_clock_ghz * 1e-3;
+    // The L2 figure stays the built-in one (it is not a function of the clock the device
+    // reports), so that ladder-plan and the step executables agree.
 
     // DRAM: HBM transfers on both clock edges: 2 * clock * bus width in bytes.
     std::string dram_from = "H100 SXM datasheet";
@@ -199,6 +223,19 @@ std::string describe(const Machine& m) {
                   m.dense_bf16_tflops, m.sm_count, m.tensor_flop_per_clk_per_sm, m.sm_clock_ghz);
     out << format("  DRAM %.2f TB/s, L2->SM %.1f TB/s (assumed), memory latency %.0f ns (assumed)\n",
                   m.dram_tbps, m.l2_tbps, m.mem_latency_ns);
+    out << format("  time model: clock under load %.0f MHz; mma.sync %.0f, wgmma %.0f FLOP/clk/SM; ldmatrix %.0f B/clk/SM\n",
+                  m.load_clock_mhz, m.mma_sync_flop_per_clk, m.wgmma_flop_per_clk, m.ldmatrix_bytes_per_clk);
+    out << format("              L2->SM %.2f TB/s (TMA), %.2f (cp.async), one SM %.0f GB/s; latency TMA %.0f ns,"
+                  " cp.async %.0f ns, mbarrier %.0f ns\n",
+                  m.l2_tma_tbps, m.l2_cp_async_tbps, m.tma_one_sm_gbps, m.tma_latency_ns, m.cp_async_latency_ns,
+                  m.mbarrier_round_trip_ns);
+    out << format("              stores %.2f (16 B), %.2f (4 B), %.2f (TMA) TB/s; launch %.1f us\n", m.store16_tbps,
+                  m.store4_tbps, m.tma_store_tbps, m.launch_us);
+    if (!m.not_measured.empty()) {
+        out << "  not measured by ladder-probe:";
+        for (const std::string& key : m.not_measured) out << " " << key;
+        out << "\n";
+    }
     out << "  sources: " << m.source << "\n";
     return out.str();
 }
@@ -210,7 +247,7 @@ std::string label(const Candidate& c) {
 // ---- Shared memory -----------------------------------------------------------------------
 int max_stages_that_fit(const Machine& m, const Candidate& c, int ctas_per_sm) {
     if (c.bm <= 0 || c.bn <= 0 || c.bk <= 0 || ctas_per_sm <= 0) return 0;
-    const long long per_stage = static_cast<long long>(c.bm + c.bn) * c.bk * kBytesPerElement +
+    const long long per_stage = static_cast<long long>(stage_rows(c)) * c.bk * kBytesPerElement +
                                 kBarrierBytesPerStage;
     // One CTA may use at most the opt-in limit; together the CTAs of an SM (each with its
     // driver-reserved KiB) share the SM's shared memory.
@@ -238,7 +275,7 @@ Plan evaluate(const Machine& machine, const Problem& problem, const Candidate& c
     p.threads_per_cta = threads_per_cta(c);
 
     // 1. Shared memory: one stage holds a BMxBK slab of A and a BNxBK slab of B.
-    p.smem_per_stage_bytes = static_cast<long long>(c.bm + c.bn) * c.bk * kBytesPerElement;
+    p.smem_per_stage_bytes = static_cast<long long>(stage_rows(c)) * c.bk * kBytesPerElement;
     p.smem_operand_bytes = c.stages * p.smem_per_stage_bytes;
     if (c.stages > 0) {
         p.smem_barrier_bytes = c.stages * kBarrierBytesPerStage;
@@ -265,6 +302,12 @@ Plan evaluate(const Machine& machine, const Problem& problem, const Candidate& c
                register_budget(m, c, p.threads_per_cta, ctas) < p.acc_regs_per_thread + kNonAccumulatorRegs)
             --ctas;
         p.reg_budget_per_thread = register_budget(m, c, p.threads_per_cta, std::max(ctas, 1));
+    }
+    // Without warpgroups (steps 02-04) the accumulators are spread evenly over all threads.
+    if (c.consumer_warpgroups == 0 && p.threads_per_cta > 0 && c.stages > 0) {
+        int regs = c.bm * c.bn / p.threads_per_cta + kNonAccumulatorRegs;
+        regs += (kRegAllocationGranule - regs % kRegAllocationGranule) % kRegAllocationGranule;
+        ctas = std::min(ctas, m.regs_per_sm / (regs * p.threads_per_cta));
     }
     p.ctas_per_sm = ctas;
 
@@ -371,11 +414,14 @@ Plan evaluate(const Machine& machine, const Problem& problem, const Candidate& c
         p.limiter = "DRAM bandwidth";
     }
 
-    // 9. Caveats worth a line.
+    // 9. The prediction: the time model of planner_model.cpp for the same tile.
+    p.prediction = predict(m, problem, c, ctas);
+
+    // 10. Caveats worth a line.
     std::vector<std::string>& notes = p.notes;
     if (c.consumer_warpgroups == 0)
-        notes.push_back("no warpgroups: the bound uses the wgmma peak, which warp-level mma.sync is not "
-                        "expected to reach on Hopper, so read it as loose");
+        notes.push_back("no warpgroups: the bound uses the wgmma peak, which warp-level mma.sync does not "
+                        "reach; the prediction uses the measured mma.sync rate");
     if (c.cluster > 1)
         notes.push_back(format("the %d CTAs of a cluster are assumed to lie along M and multicast one B slab",
                                c.cluster));
@@ -503,6 +549,18 @@ std::string explain(const Plan& p) {
     } else {
         out << "  upper bound   n/a: " << p.limiter << "\n";
     }
+    if (p.prediction.valid) {
+        const Prediction& r = p.prediction;
+        out << format("  predicted     %s at %.0f MHz on %d SMs; per k-block: issue %.0f ns, L2 feed %.0f ns,"
+                      " ring (fill %.0f + issue + barrier) / stages ahead %.0f ns -> %.0f ns\n",
+                      structure_name(c.structure), r.clock_mhz, r.active_sms, r.issue_ns, r.feed_ns,
+                      r.fill_ns, r.ring_ns, r.kblock_ns);
+        out << format("                per tile: prologue %.0f ns + %lld k-blocks + epilogue %.0f ns = %.1f us;"
+                      " %lld after one another on the busiest SM; launch %.1f us\n",
+                      r.prologue_ns, p.k_blocks, r.epilogue_ns, r.tile_ns * 1e-3, r.rounds, r.launch_ns * 1e-3);
+        out << format("  prediction    %.1f us = %.0f TFLOP/s, limited by %s\n", r.total_us, r.tflops,
+                      r.limiter.c_str());
+    }
     for (const std::string& n : p.notes) out << "  note          " << n << "\n";
     return out.str();
 }
@@ -521,8 +579,12 @@ std::string one_line(const Plan& p) {
                               kib(p.smem_total_bytes), regs.c_str());
     if (!p.fits) return head + ": " + p.limiter;
     if (!p.modeled) return head + ": " + p.limiter;
-    return head + format(", %lld tiles = %.2f waves (%.0f%%), <= %.0f TFLOP/s (%s)", p.tiles, p.waves,
-                         100.0 * p.wave_efficiency, p.upper_bound_tflops, p.limiter.c_str());
+    if (!p.prediction.valid)
+        return head + format(", %lld tiles = %.2f waves (%.0f%%), <= %.0f TFLOP/s (%s)", p.tiles, p.waves,
+                             100.0 * p.wave_efficiency, p.upper_bound_tflops, p.limiter.c_str());
+    return head + format(", %lld tiles = %.2f waves (%.0f%%) -> %.1f us = %.0f TFLOP/s (%s)", p.tiles,
+                         p.waves, 100.0 * p.wave_efficiency, p.prediction.total_us, p.prediction.tflops,
+                         p.prediction.limiter.c_str());
 }
 
 // ---- Command line ---------------------------------------------------------------------------
@@ -615,7 +677,8 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
         }
         const bool known = flag == "--m" || flag == "--n" || flag == "--k" || flag == "--machine" ||
                            flag == "--candidate" || flag == "--top" || flag == "--l2-tbps" ||
-                           flag == "--latency-ns";
+                           flag == "--latency-ns" || flag == "--step" || flag == "--compare" ||
+                           flag == "--clock-mhz";
         if (!known) {
             *error = "unknown argument '" + flag + "' (try --help)";
             return false;
@@ -639,11 +702,23 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
             }
             o.top = static_cast<int>(n);
         } else if (flag == "--machine") {
-            if (value != "h100" && value != "h200") {
-                *error = "--machine must be h100 or h200, not '" + value + "'";
+            const bool file = value.size() > 5 && value.compare(value.size() - 5, 5, ".json") == 0;
+            if (value != "h100" && value != "h200" && !file) {
+                *error = "--machine must be h100, h200 or a machine file (.json), not '" + value + "'";
                 return false;
             }
             o.machine = value;
+        } else if (flag == "--step") {
+            const size_t colon = value.find(':');
+            Structure s;
+            if (!parse_positive(value.substr(0, colon), 7, &n) || !structure_of_step(static_cast<int>(n), "", &s)) {
+                *error = "--step must be 2..7 with an optional :variant (e.g. 6:pingpong), not '" + value + "'";
+                return false;
+            }
+            o.step = static_cast<int>(n);
+            o.variant = colon == std::string::npos ? "" : value.substr(colon + 1);
+        } else if (flag == "--compare") {
+            o.compare_csv = value;
         } else if (flag == "--candidate") {
             if (!parse_candidate(value, &o.candidate, error)) return false;
             o.has_candidate = true;
@@ -651,15 +726,15 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
         } else {
             // Bounds far outside any GPU, so the model's arithmetic (stage counts in int)
             // stays finite and in range.
-            const bool l2 = flag == "--l2-tbps";
-            const double lo = l2 ? 0.01 : 1, hi = l2 ? 1000 : 1e6;
+            const bool l2 = flag == "--l2-tbps", clock = flag == "--clock-mhz";
+            const double lo = l2 ? 0.01 : clock ? 100 : 1, hi = l2 ? 1000 : clock ? 10000 : 1e6;
             double d = 0;
             if (!parse_positive_double(value, &d) || d < lo || d > hi) {
                 *error = flag + " must be a number from " + format("%g", lo) + " to " + format("%g", hi) +
                          ", not '" + value + "'";
                 return false;
             }
-            (l2 ? o.l2_tbps : o.latency_ns) = d;
+            (l2 ? o.l2_tbps : clock ? o.clock_mhz : o.latency_ns) = d;
         }
     }
     if (o.has_candidate) {
@@ -677,9 +752,10 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
 }
 
 std::string cli_usage() {
-    return "usage: ladder-plan [--m M] [--n N] [--k K] [--machine h100|h200] [--top N]\n"
-           "                   [--candidate BMxBNxBK[:stages[:warpgroups[:cluster]]]]\n"
-           "                   [--l2-tbps TB/s] [--latency-ns ns]\n"
+    return "usage: ladder-plan [--m M] [--n N] [--k K] [--machine h100|h200|FILE.json] [--top N]\n"
+           "                   [--step N[:variant]] [--candidate BMxBNxBK[:stages[:warpgroups[:cluster]]]]\n"
+           "                   [--clock-mhz MHz] [--l2-tbps TB/s] [--latency-ns ns]\n"
+           "       ladder-plan --compare BENCH.csv [--machine FILE.json] [--clock-mhz MHz]\n"
            "\n"
            "Works out, on paper, how well tile configurations can do on a Hopper GPU for\n"
            "C[M,N] = A[M,K] * B[N,K]^T in bf16: registers, shared memory, pipeline stages,\n"
@@ -688,6 +764,11 @@ std::string cli_usage() {
            "  --machine          h100 (H100 SXM, default) or h200: documented defaults, no GPU needed\n"
            "  --candidate        evaluate one tile and explain it, e.g. 128x256x64:4:2:1\n"
            "                     (left-out parts: most stages that fit, min(BM/64,2) warpgroups, cluster 1)\n"
+           "  --machine FILE     a machine file written by ladder-probe (results/<gpu>/machine.json)\n"
+           "  --step N[:variant] predict with step N's loop structure and tile (default: 06's)\n"
+           "  --clock-mhz        convert the issue terms at this SM clock (default: the machine's\n"
+           "                     clock under load)\n"
+           "  --compare CSV      predict every row of a benchmark CSV and report the hit rate\n"
            "  --top N            rows of the ranking to print (default 10)\n"
            "  --l2-tbps, --latency-ns   replace the two assumed numbers of the model\n";
 }

@@ -43,6 +43,25 @@ struct Machine {
     double l2_tbps = 0;                        // L2 -> SM bandwidth, TB/s (an assumption: see .cpp)
     double mem_latency_ns = 0;                 // load issue -> data in shared memory (assumption)
     std::string source;                        // one line: where these numbers come from
+
+    // The constants of the time model (predict()). Measured by ladder-probe on the GPU at
+    // hand and read from a machine file (read_machine_file); the built-in machines carry the
+    // H100 values of results/h100/machine.json.
+    double load_clock_mhz = 0;        // SM clock under tensor-core load
+    double mma_sync_flop_per_clk = 0; // per SM, m16n8k16 bf16 mma.sync, operands in registers
+    double wgmma_flop_per_clk = 0;    // per SM, m64n256k16 wgmma, operands in shared memory
+    double ldmatrix_bytes_per_clk = 0;  // per SM, ldmatrix.x4 shared -> registers
+    double l2_tma_tbps = 0;           // all SMs loading an L2-resident set with TMA
+    double l2_cp_async_tbps = 0;      // the same with 16-byte cp.async
+    double tma_latency_ns = 0;        // one TMA load in flight, L2 hit, issue -> mbarrier complete
+    double tma_one_sm_gbps = 0;       // one SM alone loading with TMA (bytes per ns = GB/s)
+    double cp_async_latency_ns = 0;   // one 16-byte cp.async in flight, L2 hit
+    double mbarrier_round_trip_ns = 0;  // arrive + try_wait on one mbarrier
+    double store16_tbps = 0;          // all SMs storing C with 16-byte st.global
+    double store4_tbps = 0;           // the same with 4-byte stores
+    double tma_store_tbps = 0;        // the same with TMA stores from shared memory
+    double launch_us = 0;             // one kernel launch back to back with the previous one
+    std::vector<std::string> not_measured;  // constants the machine file marks "measured": false
 };
 
 // H100 SXM5 (80 GB HBM3) and H200 SXM (141 GB HBM3e): values and their sources in planner.cpp.
@@ -79,6 +98,24 @@ struct Problem {
     long long m = 4096, n = 4096, k = 4096;
 };
 
+// How a kernel's k-block loop is built: what predict() charges per k-block and per tile.
+enum class Structure {
+    MmaSyncCpAsync,   // step 02: all warps copy with cp.async, ldmatrix + mma.sync
+    MmaSyncTma,       // steps 03-04: one thread issues TMA, all warps ldmatrix + mma.sync
+    WgmmaInline,      // step 05: the consumer warpgroups also issue the TMA refills
+    WarpSpecialized,  // step 06 cooperative: a producer warpgroup, one tile per CTA
+    PingPong,         // step 06 ping-pong: two consumers, each on its own 64-row tile
+    Persistent,       // step 07: one CTA per SM loops over tiles, TMA-store epilogue
+};
+const char* structure_name(Structure s);
+// The structure of step `number` (1..7) and variant ("" or e.g. "pingpong"); false if unknown.
+bool structure_of_step(int number, const std::string& variant, Structure* out);
+
+struct Candidate;
+// The tile and structure step `number` (2..7) is built with, for its variant ("cluster1",
+// "pingpong", ...; "" for the default); false for a step outside the model.
+bool step_candidate(int number, const std::string& variant, Candidate* out);
+
 // One tile configuration to evaluate. Mirrors ladder::TileConfig (step_api.h).
 struct Candidate {
     int bm = 128;                   // rows of C per CTA
@@ -88,17 +125,42 @@ struct Candidate {
     int consumer_warpgroups = 2;    // warpgroups issuing wgmma (0: a step without warpgroups)
     int cluster = 1;                // CTAs per cluster along M, sharing (multicasting) the B tile
     int threads = 0;                // threads per CTA; 0: consumers plus one producer warpgroup
+    Structure structure = Structure::WarpSpecialized;  // how the k-block loop is built
+    int split_k = 1;                // CTAs sharing one output tile's K range (1: none)
 };
 
 // From ladder::TileConfig (or anything with the same field names), without this header
 // having to include the CUDA headers that step_api.h pulls in.
 template <typename TileConfigLike>
-Candidate to_candidate(const TileConfigLike& c) {
-    return Candidate{c.bm, c.bn, c.bk, c.stages, c.consumer_warpgroups, c.cluster, c.threads};
+Candidate to_candidate(const TileConfigLike& c, Structure s = Structure::WarpSpecialized) {
+    return Candidate{c.bm, c.bn, c.bk, c.stages, c.consumer_warpgroups, c.cluster, c.threads, s, 1};
 }
 
 // "128x256x64:4:2:1" (BMxBNxBK:stages:consumer warpgroups:cluster).
 std::string label(const Candidate& candidate);
+
+// ---- Prediction: time per k-block, per tile and in all --------------------------------------
+// Every term is nanoseconds on one SM; see predict() in planner_model.cpp and the
+// "How the planner predicts" section of the README.
+struct Prediction {
+    bool valid = false;
+    double clock_mhz = 0;        // the SM clock the issue terms are converted at
+    int active_sms = 0;          // SMs with work in the busiest wave
+    double issue_ns = 0;         // the SM issuing one k-block's math (mma.sync+ldmatrix, or wgmma)
+    double feed_ns = 0;          // one k-block's bytes at this SM's share of the L2->SM bandwidth
+    double fill_ns = 0;          // one stage alone: load latency + bytes at one SM's own rate
+    double ring_ns = 0;          // (fill + issue + barrier) / stages in flight (Little's law)
+    double kblock_ns = 0;        // max(issue, feed, ring)
+    double prologue_ns = 0;      // first stage's fill, once per tile (once per SM when persistent)
+    double epilogue_ns = 0;      // writing the C tile, per tile
+    double tile_ns = 0;          // prologue + k-blocks x k-block + epilogue
+    long long rounds = 0;        // tiles one SM runs one after the other (waves, or tiles per SM)
+    double launch_ns = 0;
+    double dram_ns = 0;          // compulsory DRAM traffic at the DRAM bandwidth
+    double total_us = 0;         // the prediction
+    double tflops = 0;           // 2*M*N*K / total
+    std::string limiter;         // the largest term
+};
 
 // ---- Plan: everything evaluate() works out -----------------------------------------------
 struct Plan {
@@ -155,9 +217,42 @@ struct Plan {
     double l2_us = 0;
     double bound_us = 0;                   // the largest of the above
     double upper_bound_tflops = 0;         // 2*m*n*k / bound_us (useful FLOP only)
+
+    // The prediction (predict(), filled in by evaluate() for modeled candidates)
+    Prediction prediction;
 };
 
 Plan evaluate(const Machine& machine, const Problem& problem, const Candidate& candidate);
+
+// The time model alone, for a candidate that fits with `ctas_per_sm` CTAs per SM; the clock is
+// the machine's load clock unless clock_mhz > 0 (e.g. the clock a benchmark row recorded).
+Prediction predict(const Machine& machine, const Problem& problem, const Candidate& candidate,
+                   int ctas_per_sm, double clock_mhz = 0);
+
+// The plan of step `number`'s own tile and loop structure (step_candidate) for `problem`:
+// what ladder-plan --step, the step executables and the CSV's predicted columns all show.
+// A step outside the model (01) gives a plan with fits == false.
+Plan plan_step(const Machine& machine, int number, const std::string& variant, const Problem& problem);
+
+// ---- Machine files (results/<device folder>/machine.json) -----------------------------------
+// "h100" for "NVIDIA H100 80GB HBM3", "h200" for "NVIDIA H200": the first word after NVIDIA, lower case.
+std::string device_folder(const std::string& device_name);
+// Reads the constants of a machine file written by ladder-probe into `machine` (fields the file
+// lacks keep their values). False with *error naming the file and the problem.
+bool read_machine_file(const std::string& path, Machine* machine, std::string* error);
+
+// ---- Step 07's configuration per shape ------------------------------------------------------
+// Persistent warp-specialized tiles a step-07-like kernel can be built with: 128x256, 128x128
+// and 64x256 (one consumer warpgroup), clusters 1 and 2, split-K 1, 2 and 4.
+std::vector<Candidate> step07_candidates(const Machine& machine);
+struct Choice {
+    Candidate candidate;
+    Plan plan;
+};
+// The candidate with the shortest predicted time for M x N x K (ties: the earlier candidate);
+// plan.fits is false when no candidate fits.
+Choice choose_config(long long m, long long n, long long k, const Machine& machine,
+                     const std::vector<Candidate>& candidates);
 
 // The most stages of this tile whose shared memory (operands, barriers, alignment slack) fits
 // with `ctas_per_sm` CTAs resident on one SM; 0 if not even one stage fits.
@@ -181,7 +276,11 @@ std::string one_line(const Plan& plan);
 // ---- The ladder-plan command line ---------------------------------------------------------
 struct CliOptions {
     Problem problem;
-    std::string machine = "h100";     // h100 | h200
+    std::string machine = "h100";     // h100 | h200 | a machine file (.json)
+    int step = 0;                     // > 0: the structure of this step (--step N[:variant])
+    std::string variant;
+    std::string compare_csv;          // --compare: predict every row of a benchmark CSV
+    double clock_mhz = 0;             // > 0: convert issue terms at this clock
     bool has_candidate = false;
     Candidate candidate;
     int top = 10;

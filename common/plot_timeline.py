@@ -13,6 +13,11 @@ One PNG per step (and variant), one panel per recorded CTA (the first --ctas of 
     to hand the slot back; the epilogue in purple. White gaps are time nobody recorded work.
 The x axis is the CTA's own SM clock (clock64) in microseconds at the CSV's sm_clock_mhz,
 or %globaltimer with --clock globaltimer. Measured data only: the CSV comes from the GPU.
+
+With --predicted STEP[:VARIANT]=NS (the k-block time `ladder-plan --step STEP` predicts, in
+ns), each panel also counts k-blocks on a right-hand axis: a solid line for the measured
+starts of the first consumer's k-blocks, a dashed one for the predicted pace from the same
+first k-block, so the slopes compare the two k-block times.
 """
 import argparse
 import os
@@ -108,6 +113,26 @@ def cta_bars(events, time_of):
     return lanes, bars
 
 
+def kblock_lines(ax, events, time_of, predicted_ns, tmax):
+    """The measured and predicted k-block count over time, on a right-hand axis."""
+    first = min((e["lane"] for e in events if e["lane"] != "producer"), key=lane_order, default=None)
+    starts = sorted(time_of(e) for e in events if e["lane"] == first and e["event"] == "mma_start")
+    if len(starts) < 2:
+        return None
+    twin = ax.twinx()
+    count = list(range(1, len(starts) + 1))
+    twin.plot(starts, count, color="black", linewidth=1.0)
+    step_us = predicted_ns / 1000.0
+    twin.plot([starts[0] + i * step_us for i in range(len(starts))], count, color="black",
+              linewidth=1.0, linestyle="--")
+    measured_us = (starts[-1] - starts[0]) / (len(starts) - 1)
+    twin.set_ylabel("k-blocks", fontsize=8)
+    twin.tick_params(labelsize=7)
+    if tmax:
+        twin.set_xlim(0, tmax)
+    return measured_us
+
+
 def draw_cta(ax, events, time_of, step, tmax):
     lanes, bars = cta_bars(events, time_of)
     span = max((end for lane in bars for _, _, end, _ in bars[lane]), default=1.0)
@@ -140,7 +165,7 @@ def draw_cta(ax, events, time_of, step, tmax):
     ax.grid(axis="x", alpha=0.3)
 
 
-def plot_group(rows, out_path, ctas, clock, tmax):
+def plot_group(rows, out_path, ctas, clock, tmax, predicted_ns=0):
     first = rows[0]
     step, variant, device = first["step"], first["variant"], first["device"]
     mhz = first["sm_clock_mhz"]
@@ -162,7 +187,13 @@ def plot_group(rows, out_path, ctas, clock, tmax):
             start = min(e["t_ns"] for e in events)
             time_of = lambda e, s=start: (e["t_ns"] - s) / 1000.0  # noqa: E731
         draw_cta(ax, events, time_of, step, tmax)
-        ax.set_title(f"CTA {cta} on SM {events[0]['sm']}", fontsize=9, loc="left")
+        title = f"CTA {cta} on SM {events[0]['sm']}"
+        if predicted_ns > 0:
+            measured_us = kblock_lines(ax, events, time_of, predicted_ns, tmax)
+            if measured_us:
+                title += (f": k-block measured {measured_us * 1000:.0f} ns (solid), "
+                          f"predicted {predicted_ns:.0f} ns (dashed)")
+        ax.set_title(title, fontsize=9, loc="left")
     ruler = f"clock64 at {mhz} MHz" if use_cycles else "%globaltimer"
     axes[-1, 0].set_xlabel(f"microseconds since the CTA's first event ({ruler})")
     name = f"step {step:02d}" + (f" ({variant})" if variant else "")
@@ -193,7 +224,20 @@ def main():
                         help="time axis: the SM's clock64 (default) or %%globaltimer")
     parser.add_argument("--tmax-us", type=float, default=0,
                         help="show only the first T microseconds (0: everything)")
+    parser.add_argument("--predicted", nargs="+", default=[], metavar="STEP[:VARIANT]=NS",
+                        help="the predicted k-block time of a step (ladder-plan --step STEP), "
+                             "drawn next to the measured one")
     args = parser.parse_args()
+    predicted = {}
+    for item in args.predicted:
+        key, _, value = item.partition("=")
+        step_text, _, variant = key.partition(":")
+        try:
+            predicted[(int(step_text), variant)] = float(value)
+        except ValueError:
+            sys.exit(f"plot_timeline.py: --predicted '{item}': expected STEP[:VARIANT]=NS, e.g. 6=721")
+        if not predicted[(int(step_text), variant)] > 0:
+            sys.exit(f"plot_timeline.py: --predicted '{item}': the time must be positive")
 
     rows = [r for path in args.csv for r in read_rows(path)]
     groups = defaultdict(list)
@@ -211,7 +255,8 @@ def main():
         else:
             suffix = f"_{variant}" if variant else ""
             path = os.path.join(args.out, f"timeline_step{step:02d}{suffix}.png")
-        plot_group(group, path, max(1, args.ctas), args.clock, args.tmax_us)
+        plot_group(group, path, max(1, args.ctas), args.clock, args.tmax_us,
+                   predicted.get((step, variant), 0))
 
 
 if __name__ == "__main__":

@@ -21,13 +21,13 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 LLM = [(8192, 4096, 4096), (8192, 14336, 4096), (8192, 4096, 14336)]
 ODD = (1000, 1992, 2056)
 NEEDED = ["step", "name", "M", "N", "K", "ms", "tflops", "cublas_ms", "cublas_tflops",
-          "speedup_vs_cublas", "plan_tflops", "plan_limiter", "device", "cuda", "date", "sm_clock_mhz"]
+          "speedup_vs_cublas", "predicted_tflops", "predicted_limiter", "device", "cuda", "date", "sm_clock_mhz"]
 
 
 def load(path):
     rows = read_rows(path, "results_table.py", NEEDED, ints=("step",),
                      floats=("ms", "tflops", "cublas_ms", "cublas_tflops", "speedup_vs_cublas",
-                             "plan_tflops"))
+                             "predicted_tflops"))
     for r in rows:
         r["shape"] = (int(r["M"]), int(r["N"]), int(r["K"]))
     return rows
@@ -63,6 +63,18 @@ def fmt_cell(cells, shape):
     return f"{number(r['tflops'])} ({ratio(r['speedup_vs_cublas'])}×)" if r else "not timed"
 
 
+def planner_heading(rows):
+    """Older CSVs hold the planner's upper bound, newer ones its prediction."""
+    return "planner bound" if any(r["planner_kind"] == "bound" for r in rows) else "predicted"
+
+
+def planner_cell(r, with_limiter=False):
+    if not r or not r["predicted_tflops"]:
+        return "not modeled"
+    text = f"{'≤ ' if r['planner_kind'] == 'bound' else ''}{r['predicted_tflops']:.0f}"
+    return f"{text} ({r['predicted_limiter']})" if with_limiter else text
+
+
 def main_table(rows):
     by = index(rows)
     cube4, cube8 = (4096,) * 3, (8192,) * 3
@@ -71,15 +83,15 @@ def main_table(rows):
         "timed in the same process on the same inputs (`results/h100/bench.csv`; plots in "
         "`results/h100/`).",
         "",
-        "| step | 4096³ | 8192³ | 1000×1992×2056 | LLM shapes, geomean × cuBLAS | planner bound at 4096³ |",
+        f"| step | 4096³ | 8192³ | 1000×1992×2056 | LLM shapes, geomean × cuBLAS | {planner_heading(rows)} at 4096³ |",
         "|---|---|---|---|---|---|",
     ]
     for (step, name), cells in sorted(by.items()):
         g = geomean_llm(cells)
-        plan = cells.get(cube4, {}).get("plan_tflops", 0)
+        plan = planner_cell(cells.get(cube4))
         lines.append(f"| {step:02d} {name} | {fmt_cell(cells, cube4)} | {fmt_cell(cells, cube8)} | "
                      f"{fmt_cell(cells, ODD)} | {f'{ratio(g)}×' if g else '–'} | "
-                     f"{f'≤ {plan:.0f}' if plan else 'not modeled'} |")
+                     f"{plan} |")
     cub = sorted(r["cublas_tflops"] for r in rows if r["shape"] == cube4)
     if cub:
         lines += ["", f"cuBLAS at 4096³ measured {cub[0]:.0f} to {cub[-1]:.0f} TFLOP/s across the "
@@ -96,11 +108,11 @@ def step_table(rows, step):
         return None
     lines = [f"Measured on {provenance(mine)}, cuBLAS timed in the same process on the same inputs "
              "(rows of `results/h100/bench.csv`):", "",
-             "| M×N×K | schedule | ms | TFLOP/s | cuBLAS TFLOP/s | × cuBLAS | planner bound | SM MHz |",
+             f"| M×N×K | schedule | ms | TFLOP/s | cuBLAS TFLOP/s | × cuBLAS | {planner_heading(mine)} | SM MHz |",
              "|---|---|---|---|---|---|---|---|"]
     for r in mine:
         variant = r["name"].split(":", 1)[1] if ":" in r["name"] else "–"
-        plan = f"≤ {r['plan_tflops']:.0f} ({r['plan_limiter']})" if r["plan_tflops"] else "not modeled"
+        plan = planner_cell(r, with_limiter=True)
         lines.append(f"| {shape_text(r['shape'])} | {variant} | {r['ms']:.4f} | {r['tflops']:.1f} | "
                      f"{r['cublas_tflops']:.1f} | {ratio(r['speedup_vs_cublas'])} | {plan} | {r['sm_clock_mhz']} |")
     timed = {r["shape"] for r in mine}

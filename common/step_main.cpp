@@ -226,7 +226,7 @@ int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
         row.cuda = dev.cuda;
         row.driver = dev.driver;
         row.date = today();
-        ladder::plan_for(r.step, dev, s, &row.plan_tflops, &row.plan_limiter);
+        ladder::plan_for(r.step, r.variant.name, dev, s, &row.predicted_tflops, &row.predicted_limiter);
         std::printf("bench %-28s %-20s %9.4f ms %7.1f TFLOP/s | cuBLAS %9.4f ms %7.1f TFLOP/s | %5.2fx"
                     " | %d runs, %d input sets, SM %d MHz\n",
                     row.name.c_str(), shape_text(s).c_str(), row.ms, row.tflops, row.cublas_ms,
@@ -240,13 +240,13 @@ int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
 void print_table(const std::vector<ladder::csv::Row>& rows) {
     if (rows.empty()) return;
     std::printf("\n%-32s %-20s %10s %9s %10s %9s %8s %9s\n", "step", "M x N x K", "ms", "TFLOP/s",
-                "cuBLAS ms", "cuBLAS", "x cuBLAS", "plan <=");
+                "cuBLAS ms", "cuBLAS", "x cuBLAS", "predicted");
     for (const auto& r : rows) {
         char shape[64];
         std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", r.M, r.N, r.K);
         std::printf("%-32s %-20s %10.4f %9.1f %10.4f %9.1f %8.2f %9.0f\n",
                     (std::to_string(r.step) + " " + r.name).c_str(), shape, r.ms, r.tflops,
-                    r.cublas_ms, r.cublas_tflops, r.speedup_vs_cublas, r.plan_tflops);
+                    r.cublas_ms, r.cublas_tflops, r.speedup_vs_cublas, r.predicted_tflops);
     }
 }
 

@@ -35,6 +35,16 @@ with tempfile.TemporaryDirectory() as out:
         sys.exit("FAIL: plot_timeline.py failed on one step to one PNG")
     check_png(single)
 
+    # The predicted k-block time drawn next to the measured one.
+    predicted = os.path.join(out, "predicted.png")
+    result = run("--csv", step3, "--out", predicted, "--predicted", "3=1850")
+    if result.returncode != 0:
+        sys.exit("FAIL: plot_timeline.py failed with --predicted")
+    check_png(predicted)
+    result = run("--csv", step3, "--out", predicted, "--predicted", "3=fast")
+    if result.returncode == 0 or "STEP[:VARIANT]=NS" not in result.stderr:
+        sys.exit(f"FAIL: a malformed --predicted was not refused: {result.stderr}")
+
     # Several steps cannot go to one PNG, and a CSV without the needed columns is refused.
     result = run("--csv", fixture, "--out", os.path.join(out, "both.png"))
     if result.returncode == 0 or "directory" not in result.stderr:

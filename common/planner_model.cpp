@@ -1,0 +1,355 @@
+// planner_model.cpp: the time model of the planner (predict()), the machine file reader and
+// step 07's per-shape choice. Read predict() top to bottom: one k-block, then one tile, then
+// the whole grid. Every constant it uses is a field of Machine, measured by ladder-probe
+// (common/probe.cu) on the GPU at hand or, for the H100, taken from results/h100/machine.json.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "planner.h"
+
+namespace ladder::plan {
+namespace {
+
+constexpr int kBytesPerElement = 2;  // bf16 A, B and C
+constexpr int kWarpTile = 64;        // steps 02-04: each warp owns a 64x64 piece of the CTA tile
+constexpr double kWorthNaming = 0.90;
+
+long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
+bool uses_mma_sync(Structure s) { return s == Structure::MmaSyncCpAsync || s == Structure::MmaSyncTma; }
+
+}  // namespace
+
+const char* structure_name(Structure s) {
+    switch (s) {
+        case Structure::MmaSyncCpAsync: return "cp.async + mma.sync";
+        case Structure::MmaSyncTma: return "TMA + mma.sync";
+        case Structure::WgmmaInline: return "wgmma, consumers refill";
+        case Structure::WarpSpecialized: return "warp-specialized";
+        case Structure::PingPong: return "warp-specialized ping-pong";
+        case Structure::Persistent: return "persistent, TMA store";
+    }
+    return "?";
+}
+
+bool structure_of_step(int number, const std::string& variant, Structure* out) {
+    switch (number) {
+        case 2: *out = Structure::MmaSyncCpAsync; return true;
+        case 3:
+        case 4: *out = Structure::MmaSyncTma; return true;
+        case 5: *out = Structure::WgmmaInline; return true;
+        case 6: *out = variant == "pingpong" ? Structure::PingPong : Structure::WarpSpecialized; return true;
+        case 7: *out = Structure::Persistent; return true;
+        default: return false;
+    }
+}
+
+bool step_candidate(int number, const std::string& variant, Candidate* out) {
+    Candidate c;
+    if (!structure_of_step(number, variant, &c.structure)) return false;
+    // The constants at the top of each step's gemm.cu (a CPU test compares them with the
+    // tile_config() of every step built): a 128x256x64 tile everywhere.
+    c.bm = 128, c.bn = 256, c.bk = 64, c.cluster = 1;
+    switch (number) {
+        case 2: c.stages = 3, c.consumer_warpgroups = 0, c.threads = 256; break;
+        case 3: c.stages = 1, c.consumer_warpgroups = 0, c.threads = 256; break;
+        case 4: c.stages = 4, c.consumer_warpgroups = 0, c.threads = 256; break;
+        case 5: c.stages = 4, c.consumer_warpgroups = 2, c.threads = 256; break;
+        case 6: c.stages = variant == "pingpong" ? 5 : 4, c.consumer_warpgroups = 2, c.threads = 384; break;
+        default:
+            c.stages = 4, c.consumer_warpgroups = 2, c.threads = 384;
+            c.cluster = variant == "cluster1" ? 1 : variant == "cluster4" ? 4 : 2;
+    }
+    *out = c;
+    return true;
+}
+
+Plan plan_step(const Machine& machine, int number, const std::string& variant, const Problem& problem) {
+    Candidate c;
+    if (!step_candidate(number, variant, &c)) {
+        Plan p;
+        p.machine = machine;
+        p.problem = problem;
+        p.limiter = "not modeled";
+        return p;
+    }
+    return evaluate(machine, problem, c);
+}
+
+// ---- predict(): one k-block, one tile, the grid ---------------------------------------------
+Prediction predict(const Machine& m, const Problem& problem, const Candidate& c, int ctas_per_sm,
+                   double clock_mhz) {
+    Prediction r;
+    const double clock = clock_mhz > 0 ? clock_mhz : m.load_clock_mhz;
+    const bool mma_sync = uses_mma_sync(c.structure);
+    const double flop_rate = mma_sync ? m.mma_sync_flop_per_clk : m.wgmma_flop_per_clk;
+    if (clock <= 0 || flop_rate <= 0 || m.l2_tma_tbps <= 0 || m.tma_one_sm_gbps <= 0 || c.bk <= 0 ||
+        c.stages <= 0 || ctas_per_sm <= 0 || c.split_k < 1 || m.sm_count <= 0)
+        return r;
+    r.clock_mhz = clock;
+    const double ghz = clock * 1e-3;
+    const int split = c.split_k;
+
+    // Work units: output tiles (times the split of K). Ping-pong's consumers each own a
+    // (BM/2)xBN tile; the SM runs the two side by side, so count pairs of them as one unit.
+    const long long tiles_m = ceil_div(ceil_div(problem.m, c.bm), c.cluster) * c.cluster;
+    const long long tiles = tiles_m * ceil_div(problem.n, c.bn);
+    const long long units = tiles * split;
+    const long long k_blocks = ceil_div(ceil_div(problem.k, c.bk), split);
+    const long long slots = static_cast<long long>(m.sm_count) * ctas_per_sm;
+    r.active_sms = static_cast<int>(std::min<long long>(m.sm_count, ceil_div(units, ctas_per_sm)));
+
+    // 1. One k-block on one SM (all CTAs of the SM together).
+    const double flops = 2.0 * c.bm * c.bn * c.bk * ctas_per_sm;
+    const double a_rows = c.bm, b_rows = c.structure == Structure::PingPong ? 2.0 * c.bn : c.bn;
+    // Every CTA receives its whole stage into its own shared memory; a multicast saves L2
+    // reads, not the bytes each SM takes in, so the cluster does not shrink this.
+    const double bytes = (a_rows + b_rows) * c.bk * kBytesPerElement * ctas_per_sm;
+    double issue_clk = flops / flop_rate;
+    if (mma_sync) {
+        // mma.sync and ldmatrix are issued by the same warps, two per scheduler, and the
+        // H100 timeline of step 04 (2778 cycles per k-block at 1980 MHz) matches their sum:
+        // charge both. ldmatrix: each warp reads its 64-row slab of A and of B per k-block.
+        const int warps = std::max(1, c.threads / 32);
+        const int warps_m = std::max(1, c.bm / kWarpTile);
+        const int warps_n = std::max(1, warps / warps_m);
+        const double ldsm = static_cast<double>(c.bk) * kBytesPerElement * (c.bm * warps_n + c.bn * warps_m);
+        // cp.async (02) goes through the same shared-memory pipe as ldmatrix: its bytes add.
+        const double copied = c.structure == Structure::MmaSyncCpAsync
+                                  ? (a_rows + b_rows) * c.bk * kBytesPerElement : 0.0;
+        issue_clk += (ldsm + copied) * ctas_per_sm / m.ldmatrix_bytes_per_clk;
+    }
+    r.issue_ns = issue_clk / ghz;
+    // The L2 -> SM bandwidth, shared by the SMs that are loading, but no more than one SM
+    // can take in alone.
+    const double l2_tbps = c.structure == Structure::MmaSyncCpAsync && m.l2_cp_async_tbps > 0
+                               ? m.l2_cp_async_tbps : m.l2_tma_tbps;
+    const double shared_rate = std::min(m.tma_one_sm_gbps, l2_tbps * 1e3 / r.active_sms);  // bytes per ns
+    r.feed_ns = bytes / shared_rate;
+    const double latency = c.structure == Structure::MmaSyncCpAsync && m.cp_async_latency_ns > 0
+                               ? m.cp_async_latency_ns : m.tma_latency_ns;
+    // Little's law for the ring: a stage goes round fill -> math -> release; the k-block rate
+    // is the stages ahead of the math over that round trip. The producer warpgroup (06, 07)
+    // and the TMA thread of 03-04 refill a slot as soon as it is released: all stages. With
+    // cp.async (02) the warps issue the next copy before waiting for the oldest: stages - 1.
+    // In 05 the consumers refill a slot only once wait_group 1 says the wgmma that read it is
+    // done, one k-block later: stages - 2 ahead of the math.
+    // A ping-pong stage holds one consumer's half k-block: the ring is half as many k-blocks.
+    double ahead = c.stages;
+    if (c.structure == Structure::MmaSyncCpAsync) ahead = c.stages - 1;
+    if (c.structure == Structure::WgmmaInline) ahead = c.stages - 2;
+    if (c.structure == Structure::PingPong) ahead = c.stages / 2.0;
+    ahead = std::max(ahead, 1.0);
+    const double stage_bytes = c.structure == Structure::PingPong ? bytes / 2 : bytes;
+    // A stage's fill is the latency plus its bytes at the rate this SM gets: the L2 bandwidth
+    // shared by the SMs loading at that moment, each loading for the fraction `busy` of a
+    // k-block (1 when the ring streams, a third for step 03's single stage), never more than
+    // one SM alone. The fill and the k-block time depend on each other: iterate to agreement.
+    r.kblock_ns = std::max(r.issue_ns, r.feed_ns);
+    for (int i = 0; i < 50; ++i) {
+        const double busy = std::min(1.0, r.feed_ns / r.kblock_ns);
+        const double rate = std::min(m.tma_one_sm_gbps, l2_tbps * 1e3 / (r.active_sms * busy));
+        r.fill_ns = latency + stage_bytes / rate;
+        r.ring_ns = (r.fill_ns + r.issue_ns + m.mbarrier_round_trip_ns) / ahead;
+        r.kblock_ns = std::max({r.issue_ns, r.feed_ns, r.ring_ns});
+    }
+
+    // 2. One tile: the first stage's fill, the k-blocks, the epilogue. The epilogue's store
+    // rate is the SM's share of the GPU-wide store bandwidth of the way the step stores C:
+    // bf16 pairs straight from the accumulators (02-05), 16-byte rows staged through shared
+    // memory (06), TMA stores (07). A split-K unit writes and reads back fp32 partials.
+    double store_tbps = m.store4_tbps;
+    if (c.structure == Structure::WarpSpecialized || c.structure == Structure::PingPong) store_tbps = m.store16_tbps;
+    if (c.structure == Structure::Persistent) store_tbps = m.tma_store_tbps;
+    const double c_bytes = static_cast<double>(c.bm) * c.bn * (split > 1 ? 4.0 * 2 : kBytesPerElement);
+    r.epilogue_ns = store_tbps > 0 ? c_bytes * ctas_per_sm / (store_tbps * 1e3 / m.sm_count) : 0;
+    r.prologue_ns = r.fill_ns;
+    const double loop_ns = static_cast<double>(k_blocks) * r.kblock_ns;
+
+    // 3. The grid. A grid of one CTA per tile runs in waves, each as long as a tile; the
+    // persistent grid of 07 pays the prologue once per SM and hides the next tile's fill
+    // behind the epilogue, so its busiest SM runs ceil(units / SMs) loops and epilogues.
+    r.launch_ns = m.launch_us * 1e3;
+    if (c.structure == Structure::Persistent) {
+        r.rounds = ceil_div(units, m.sm_count);
+        r.tile_ns = loop_ns + r.epilogue_ns;
+        r.total_us = (r.launch_ns + r.prologue_ns + r.rounds * r.tile_ns) * 1e-3;
+    } else {
+        r.rounds = ceil_div(units, slots);
+        r.tile_ns = r.prologue_ns + loop_ns + r.epilogue_ns;
+        r.total_us = (r.launch_ns + r.rounds * r.tile_ns) * 1e-3;
+    }
+    // Compulsory DRAM traffic (A, B read once, C written once) sets a floor.
+    const double M = static_cast<double>(problem.m), N = static_cast<double>(problem.n),
+                 K = static_cast<double>(problem.k);
+    r.dram_ns = m.dram_tbps > 0 ? (M * K + N * K + M * N) * kBytesPerElement / (m.dram_tbps * 1e3) : 0;
+    const bool dram_bound = r.dram_ns + r.launch_ns > r.total_us * 1e3;
+    if (dram_bound) r.total_us = (r.dram_ns + r.launch_ns) * 1e-3;
+    r.tflops = 2.0 * M * N * K / (r.total_us * 1e-6) * 1e-12;
+
+    // 4. The limiter: the term that sets the k-block time, unless the grid loses more.
+    if (dram_bound) {
+        r.limiter = "DRAM bandwidth";
+    } else {
+        if (r.kblock_ns == r.issue_ns)
+            r.limiter = mma_sync ? "mma.sync + ldmatrix issue" : "wgmma issue";
+        else if (r.kblock_ns == r.feed_ns)
+            r.limiter = "L2->SM bandwidth";
+        else
+            r.limiter = "load latency: too few stages ahead";
+        const double busy = static_cast<double>(units) / (static_cast<double>(r.rounds) *
+                                                          (c.structure == Structure::Persistent ? m.sm_count : slots));
+        const double loop_share = loop_ns / r.tile_ns;
+        if (busy < kWorthNaming && busy <= loop_share)
+            r.limiter = "wave quantization";
+        else if (loop_share < kWorthNaming)
+            r.limiter += ", then prologue/epilogue";
+    }
+    r.valid = true;
+    return r;
+}
+
+// ---- Machine files --------------------------------------------------------------------------
+std::string device_folder(const std::string& name) {
+    std::istringstream in(name);
+    std::string word;
+    while (in >> word) {
+        std::string lower;
+        for (char ch : word) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        if (lower == "nvidia") continue;
+        std::string folder;
+        for (char ch : lower)
+            if (std::isalnum(static_cast<unsigned char>(ch))) folder += ch;
+        if (!folder.empty()) return folder;
+    }
+    return "unknown";
+}
+
+namespace {
+
+// The number after "value": in the object that follows "key" (a flat, hand-written format:
+// "key": {"value": 1.5, "unit": "...", "measured": true, "how": "..."}).
+bool find_constant(const std::string& text, const std::string& key, double* value, bool* measured) {
+    const size_t at = text.find("\"" + key + "\"");
+    if (at == std::string::npos) return false;
+    const size_t open = text.find('{', at), close = text.find('}', at);
+    if (open == std::string::npos || close == std::string::npos || open > close) return false;
+    const std::string object = text.substr(open, close - open);
+    const size_t v = object.find("\"value\"");
+    if (v == std::string::npos) return false;
+    const size_t colon = object.find(':', v);
+    if (colon == std::string::npos) return false;
+    const char* start = object.c_str() + colon + 1;
+    char* end = nullptr;
+    const double parsed = std::strtod(start, &end);
+    if (end == start || !std::isfinite(parsed)) return false;
+    *value = parsed;
+    *measured = object.find("\"measured\": false") == std::string::npos &&
+                object.find("\"measured\":false") == std::string::npos;
+    return true;
+}
+
+}  // namespace
+
+bool read_machine_file(const std::string& path, Machine* machine, std::string* error) {
+    std::ifstream in(path);
+    if (!in) {
+        *error = "cannot open machine file '" + path + "'";
+        return false;
+    }
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    const std::string text = buffer.str();
+    if (text.find("\"constants\"") == std::string::npos) {
+        *error = "'" + path + "' is not a machine file (no \"constants\" object; write one with ladder-probe)";
+        return false;
+    }
+    Machine m = *machine;
+    m.not_measured.clear();
+    struct Field { const char* key; double* value; bool required; };
+    double sm_count = m.sm_count;
+    const Field fields[] = {
+        {"sm_count", &sm_count, true},
+        {"sm_clock_under_load_mhz", &m.load_clock_mhz, true},
+        {"mma_sync_flop_per_clk_per_sm", &m.mma_sync_flop_per_clk, true},
+        {"wgmma_flop_per_clk_per_sm", &m.wgmma_flop_per_clk, true},
+        {"ldmatrix_bytes_per_clk_per_sm", &m.ldmatrix_bytes_per_clk, false},
+        {"dram_tbps", &m.dram_tbps, true},
+        {"l2_tma_tbps", &m.l2_tma_tbps, true},
+        {"l2_cp_async_tbps", &m.l2_cp_async_tbps, true},
+        {"tma_latency_ns", &m.tma_latency_ns, true},
+        {"tma_one_sm_gbps", &m.tma_one_sm_gbps, true},
+        {"cp_async_latency_ns", &m.cp_async_latency_ns, true},
+        {"mbarrier_round_trip_ns", &m.mbarrier_round_trip_ns, true},
+        {"store16_tbps", &m.store16_tbps, true},
+        {"store4_tbps", &m.store4_tbps, true},
+        {"tma_store_tbps", &m.tma_store_tbps, true},
+        {"launch_us", &m.launch_us, true},
+    };
+    for (const Field& f : fields) {
+        double value = 0;
+        bool measured = true;
+        if (!find_constant(text, f.key, &value, &measured)) {
+            if (!f.required) continue;
+            *error = "machine file '" + path + "' lacks \"" + f.key + "\" (or its \"value\")";
+            return false;
+        }
+        if (!(value > 0)) {
+            *error = "machine file '" + path + "': \"" + f.key + "\" must be positive";
+            return false;
+        }
+        *f.value = value;
+        if (!measured) m.not_measured.push_back(f.key);
+    }
+    m.sm_count = static_cast<int>(sm_count);
+    const size_t device = text.find("\"device\"");
+    if (device != std::string::npos) {
+        const size_t q1 = text.find('"', text.find(':', device) + 1);
+        const size_t q2 = q1 == std::string::npos ? q1 : text.find('"', q1 + 1);
+        if (q2 != std::string::npos) m.name = text.substr(q1 + 1, q2 - q1 - 1);
+    }
+    m.source = "machine file " + path;
+    *machine = m;
+    return true;
+}
+
+// ---- Step 07 per shape ----------------------------------------------------------------------
+std::vector<Candidate> step07_candidates(const Machine& machine) {
+    std::vector<Candidate> out;
+    const int shapes[3][3] = {{128, 256, 2}, {128, 128, 2}, {64, 256, 1}};  // BM, BN, consumer warpgroups
+    for (const auto& s : shapes)
+        for (int cluster : {1, 2})
+            for (int split : {1, 2, 4}) {
+                Candidate c;
+                c.bm = s[0], c.bn = s[1], c.bk = 64, c.consumer_warpgroups = s[2];
+                c.cluster = cluster, c.split_k = split;
+                c.threads = (s[2] + 1) * 128;
+                c.structure = Structure::Persistent;
+                c.stages = std::max(1, max_stages_that_fit(machine, c, 1));
+                out.push_back(c);
+            }
+    return out;
+}
+
+Choice choose_config(long long m, long long n, long long k, const Machine& machine,
+                     const std::vector<Candidate>& candidates) {
+    Choice best;
+    bool found = false;
+    for (const Candidate& c : candidates) {
+        const Plan p = evaluate(machine, Problem{m, n, k}, c);
+        if (!p.fits || !p.prediction.valid) continue;
+        if (!found || p.prediction.total_us < best.plan.prediction.total_us) {
+            best = Choice{c, p};
+            found = true;
+        }
+    }
+    return best;
+}
+
+}  // namespace ladder::plan

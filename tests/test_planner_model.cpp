@@ -1,0 +1,226 @@
+// CPU tests of the planner's time model (planner_model.cpp): the terms of predict() against
+// arithmetic done by hand, the machine file, one planner for every consumer, and step 07's
+// per-shape choice. No test asserts on a measured time.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "csv.h"
+#include "planner.h"
+#include "registry.h"
+
+#ifndef LADDER_SOURCE_DIR
+#error "LADDER_SOURCE_DIR must name the repository root"
+#endif
+
+using namespace ladder::plan;
+
+namespace {
+
+const Problem k4096{4096, 4096, 4096};
+const std::string kH100File = std::string(LADDER_SOURCE_DIR) + "/results/h100/machine.json";
+
+Plan step_plan(int step, const std::string& variant = "", Problem problem = k4096) {
+    return plan_step(h100_sxm(), step, variant, problem);
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+    const std::string path = testing::TempDir() + name;
+    std::ofstream(path) << text;
+    return path;
+}
+
+}  // namespace
+
+TEST(PlannerModel, StepCandidatesAreTheTilesTheStepsAreBuiltWith) {
+    for (int n = 2; n <= 7; ++n) {
+        const ladder::Step* step = ladder::find_step(n);
+        ASSERT_NE(step, nullptr);
+        if (!ladder::step_built(*step)) continue;
+        const ladder::TileConfig t = step->tile_config();
+        Candidate c;
+        ASSERT_TRUE(step_candidate(n, "", &c)) << n;
+        EXPECT_EQ(c.bm, t.bm) << "step " << n;
+        EXPECT_EQ(c.bn, t.bn) << "step " << n;
+        EXPECT_EQ(c.bk, t.bk) << "step " << n;
+        EXPECT_EQ(c.stages, t.stages) << "step " << n;
+        EXPECT_EQ(c.consumer_warpgroups, t.consumer_warpgroups) << "step " << n;
+        EXPECT_EQ(c.cluster, t.cluster) << "step " << n;
+        EXPECT_EQ(c.threads, t.threads) << "step " << n;
+    }
+    Candidate c;
+    EXPECT_FALSE(step_candidate(1, "", &c));  // the naive step has no k-block loop to model
+    EXPECT_FALSE(step_plan(1).fits);
+}
+
+TEST(PlannerModel, KBlockIsTheSlowestOfIssueFeedAndRing) {
+    for (int n = 2; n <= 7; ++n) {
+        const Prediction r = step_plan(n).prediction;
+        ASSERT_TRUE(r.valid) << n;
+        EXPECT_DOUBLE_EQ(r.kblock_ns, std::max({r.issue_ns, r.feed_ns, r.ring_ns})) << n;
+    }
+}
+
+TEST(PlannerModel, FeedIsTheStageAtTheSmsShareOfL2Bandwidth) {
+    // 48 KiB per k-block over 9.0 TB/s / 132 SMs = 68.18 bytes/ns: 720.9 ns.
+    const Prediction r = step_plan(6).prediction;
+    EXPECT_EQ(r.active_sms, 132);
+    EXPECT_NEAR(r.feed_ns, 49152.0 / (9000.0 / 132), 1e-9);
+    EXPECT_NEAR(r.feed_ns, 720.9, 0.05);
+    EXPECT_EQ(r.limiter, "L2->SM bandwidth");
+}
+
+TEST(PlannerModel, MmaSyncIssueIsMathPlusLdmatrix) {
+    // Step 04: 2x128x256x64 FLOP / 2450 per clock = 1712.0 cycles; ldmatrix: 8 warps (2x4 of
+    // 64x64) each read (64 + 64) rows x 128 bytes = 131072 bytes / 128 per clock = 1024 cycles.
+    const Prediction r = step_plan(4).prediction;
+    EXPECT_NEAR(r.issue_ns * 1.98, 4194304.0 / 2450 + 1024, 1e-6);
+    EXPECT_EQ(r.limiter, "mma.sync + ldmatrix issue");
+    // Step 02 also moves its 48 KiB of cp.async through the same pipe: + 384 cycles.
+    EXPECT_NEAR(step_plan(2).prediction.issue_ns * 1.98, 4194304.0 / 2450 + 1024 + 384, 1e-6);
+}
+
+TEST(PlannerModel, OneStageWaitsForEveryFill) {
+    // Step 03: nothing overlaps, the k-block is fill + issue + barrier.
+    const Prediction r = step_plan(3).prediction;
+    EXPECT_NEAR(r.kblock_ns, r.fill_ns + r.issue_ns + h100_sxm().mbarrier_round_trip_ns, 1e-6);
+    EXPECT_EQ(r.limiter, "load latency: too few stages ahead");
+    EXPECT_GT(step_plan(3).prediction.total_us, step_plan(4).prediction.total_us);
+}
+
+TEST(PlannerModel, IssueScalesWithTheClockFeedDoesNot) {
+    const Machine m = h100_sxm();
+    Candidate c4, c6;
+    ASSERT_TRUE(step_candidate(4, "", &c4));
+    ASSERT_TRUE(step_candidate(6, "", &c6));
+    const Prediction slow4 = predict(m, k4096, c4, 1, 990), fast4 = predict(m, k4096, c4, 1, 1980);
+    EXPECT_NEAR(slow4.issue_ns, 2 * fast4.issue_ns, 1e-9);
+    const Prediction slow6 = predict(m, k4096, c6, 1, 990), fast6 = predict(m, k4096, c6, 1, 1980);
+    EXPECT_DOUBLE_EQ(slow6.feed_ns, fast6.feed_ns);
+}
+
+TEST(PlannerModel, WavesAndPersistence) {
+    // 512 tiles on 132 SMs: 4 waves of tiles (06), 4 tiles on the busiest SM (07), which pays
+    // the prologue once instead of once per tile.
+    const Prediction w = step_plan(6).prediction, p = step_plan(7).prediction;
+    EXPECT_EQ(w.rounds, 4);
+    EXPECT_EQ(p.rounds, 4);
+    EXPECT_NEAR(w.total_us * 1e3, w.launch_ns + 4 * w.tile_ns, 1e-6);
+    EXPECT_NEAR(p.total_us * 1e3, p.launch_ns + p.prologue_ns + 4 * p.tile_ns, 1e-6);
+    EXPECT_NEAR(w.tile_ns, w.prologue_ns + 64 * w.kblock_ns + w.epilogue_ns, 1e-6);
+    // 1000x1992x2056 has 8 x 8 = 64 tiles: one wave on 64 SMs, each with twice the L2 share.
+    const Prediction odd = step_plan(6, "", Problem{1000, 1992, 2056}).prediction;
+    EXPECT_EQ(odd.rounds, 1);
+    EXPECT_EQ(odd.active_sms, 64);
+    EXPECT_EQ(odd.limiter, "wave quantization");
+}
+
+TEST(PlannerModel, TflopsAreTheUsefulFlopOverThePredictedTime) {
+    const Prediction r = step_plan(7).prediction;
+    EXPECT_NEAR(r.tflops, 2.0 * 4096 * 4096 * 4096 / (r.total_us * 1e-6) * 1e-12, 1e-9);
+}
+
+TEST(PlannerModel, TheH100MachineFileHoldsTheBuiltInConstants) {
+    Machine from_file = h100_sxm();
+    std::string error;
+    ASSERT_TRUE(read_machine_file(kH100File, &from_file, &error)) << error;
+    const Machine built_in = h100_sxm();
+    EXPECT_EQ(from_file.sm_count, built_in.sm_count);
+    EXPECT_DOUBLE_EQ(from_file.load_clock_mhz, built_in.load_clock_mhz);
+    EXPECT_DOUBLE_EQ(from_file.mma_sync_flop_per_clk, built_in.mma_sync_flop_per_clk);
+    EXPECT_DOUBLE_EQ(from_file.wgmma_flop_per_clk, built_in.wgmma_flop_per_clk);
+    EXPECT_DOUBLE_EQ(from_file.ldmatrix_bytes_per_clk, built_in.ldmatrix_bytes_per_clk);
+    EXPECT_DOUBLE_EQ(from_file.dram_tbps, built_in.dram_tbps);
+    EXPECT_DOUBLE_EQ(from_file.l2_tma_tbps, built_in.l2_tma_tbps);
+    EXPECT_DOUBLE_EQ(from_file.l2_cp_async_tbps, built_in.l2_cp_async_tbps);
+    EXPECT_DOUBLE_EQ(from_file.tma_latency_ns, built_in.tma_latency_ns);
+    EXPECT_DOUBLE_EQ(from_file.tma_one_sm_gbps, built_in.tma_one_sm_gbps);
+    EXPECT_DOUBLE_EQ(from_file.cp_async_latency_ns, built_in.cp_async_latency_ns);
+    EXPECT_DOUBLE_EQ(from_file.mbarrier_round_trip_ns, built_in.mbarrier_round_trip_ns);
+    EXPECT_DOUBLE_EQ(from_file.store16_tbps, built_in.store16_tbps);
+    EXPECT_DOUBLE_EQ(from_file.store4_tbps, built_in.store4_tbps);
+    EXPECT_DOUBLE_EQ(from_file.tma_store_tbps, built_in.tma_store_tbps);
+    EXPECT_DOUBLE_EQ(from_file.launch_us, built_in.launch_us);
+    EXPECT_EQ(from_file.name, "NVIDIA H100 80GB HBM3");
+    // Everything but the SM count is marked as not measured by ladder-probe.
+    EXPECT_EQ(from_file.not_measured.size(), 15u);
+}
+
+// ladder-plan --machine FILE --step N, the step executables (planner_bridge.cpp: the device's
+// machine, then the machine file) and the CSV column (that number, one decimal) agree.
+TEST(PlannerModel, OnePlannerForTheCommandLineTheExecutablesAndTheCsv) {
+    Machine cli = h100_sxm();
+    std::string error;
+    ASSERT_TRUE(read_machine_file(kH100File, &cli, &error)) << error;
+    DeviceFacts f;
+    f.name = "NVIDIA H100 80GB HBM3";
+    f.cc_major = 9, f.cc_minor = 0;
+    f.sm_count = 132;
+    f.smem_per_block_optin_bytes = 232448;
+    f.l2_bytes = 50LL << 20;
+    f.mem_clock_khz = 2619000;
+    f.mem_bus_width_bits = 5120;
+    Machine bridge = machine_from_device(f);
+    ASSERT_TRUE(read_machine_file(kH100File, &bridge, &error)) << error;
+    for (const Problem& problem : {k4096, Problem{1000, 1992, 2056}, Problem{8192, 14336, 4096}})
+        for (int n = 2; n <= 7; ++n) {
+            const Plan a = plan_step(cli, n, "", problem), b = plan_step(bridge, n, "", problem);
+            ASSERT_TRUE(a.prediction.valid && b.prediction.valid) << n;
+            EXPECT_DOUBLE_EQ(a.prediction.total_us, b.prediction.total_us) << "step " << n;
+            EXPECT_EQ(a.prediction.limiter, b.prediction.limiter) << "step " << n;
+            // The CSV writes the bridge's number with one decimal.
+            char text[32];
+            std::snprintf(text, sizeof text, ",%.1f,", a.prediction.tflops);
+            ladder::csv::Row row;
+            row.predicted_tflops = b.prediction.tflops;
+            row.predicted_limiter = b.prediction.limiter;
+            EXPECT_NE(ladder::csv::format_row(row).find(text), std::string::npos) << ladder::csv::format_row(row);
+            EXPECT_NE(ladder::csv::header_line().find("predicted_tflops,predicted_limiter"), std::string::npos);
+        }
+}
+
+TEST(PlannerModel, MachineFileErrorsNameTheProblem) {
+    Machine m = h100_sxm();
+    std::string error;
+    EXPECT_FALSE(read_machine_file(testing::TempDir() + "no_such_machine.json", &m, &error));
+    EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
+    EXPECT_FALSE(read_machine_file(write_temp("not_machine.json", "{\"device\": \"x\"}"), &m, &error));
+    EXPECT_NE(error.find("not a machine file"), std::string::npos) << error;
+    std::ifstream in(kH100File);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string without = text.substr(0, text.find("\"launch_us\"")) + "\"x\": {}}}";
+    EXPECT_FALSE(read_machine_file(write_temp("short_machine.json", without), &m, &error));
+    EXPECT_NE(error.find("launch_us"), std::string::npos) << error;
+    std::string zero = text;
+    zero.replace(zero.find("\"value\": 4.0"), 12, "\"value\": 0");
+    EXPECT_FALSE(read_machine_file(write_temp("zero_machine.json", zero), &m, &error));
+    EXPECT_NE(error.find("must be positive"), std::string::npos) << error;
+}
+
+TEST(PlannerModel, DeviceFolderIsTheModelName) {
+    EXPECT_EQ(device_folder("NVIDIA H100 80GB HBM3"), "h100");
+    EXPECT_EQ(device_folder("NVIDIA H200"), "h200");
+    EXPECT_EQ(device_folder("NVIDIA GH200 480GB"), "gh200");
+    EXPECT_EQ(device_folder(""), "unknown");
+}
+
+TEST(PlannerModel, ChooseConfigReturnsTheFastestCandidate) {
+    const Machine m = h100_sxm();
+    const std::vector<Candidate> candidates = step07_candidates(m);
+    ASSERT_EQ(candidates.size(), 18u);
+    for (const Problem& p : {k4096, Problem{1024, 1024, 8192}, Problem{8192, 14336, 4096}}) {
+        const Choice best = choose_config(p.m, p.n, p.k, m, candidates);
+        ASSERT_TRUE(best.plan.fits);
+        for (const Candidate& c : candidates) {
+            const Plan other = evaluate(m, p, c);
+            if (other.fits && other.prediction.valid)
+                EXPECT_LE(best.plan.prediction.total_us, other.prediction.total_us) << label(c);
+        }
+    }
+    // 1024x1024x8192 makes only 32 tiles of 128x256: splitting K puts more SMs to work.
+    EXPECT_GT(choose_config(1024, 1024, 8192, m, candidates).candidate.split_k * 1, 1);
+    EXPECT_FALSE(choose_config(4096, 4096, 4096, m, {}).plan.fits);
+}
