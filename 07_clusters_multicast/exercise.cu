@@ -399,7 +399,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 
     const int warpgroup = threadIdx.x / WARPGROUP_THREADS;
     const int thread_in_wg = threadIdx.x % WARPGROUP_THREADS;
-    // PTX special registers %cluster_ctarank, %clusterid.x, %nclusterid.x (CCCL get_sreg_*).
+    // PTX special registers %cluster_ctarank and %clusterid.x (CCCL get_sreg_*).
     const uint32_t rank = cuda::ptx::get_sreg_cluster_ctarank();
     const int cluster_id = static_cast<int>(cuda::ptx::get_sreg_clusterid_x());
     const int tiles_m = (M + BM - 1) / BM;

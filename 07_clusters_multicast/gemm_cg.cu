@@ -119,12 +119,12 @@ constexpr int C_BOX = 64;     // a TMA store box is 64x64 bf16: 128-byte rows, o
 // Grouped rasterization: tiles are walked GROUP_M_TILES rows of 128-row tiles at a time
 // (2048 rows of A), down each column of the group before moving right. See tile_origin.
 constexpr int GROUP_M_TILES = 16;
-// Stream-K (see Schedule) costs a split tile one partial tile written and read back (64 KB
-// of fp32 per consumer) and the owner's wait: measured on the H200 (2048^3, every tile
-// split in two), about as long as 12 k-blocks of wgmma. It is used only where it saves
-// more than that, and a cluster's share is at least MIN_STREAMK_KBLOCKS.
-constexpr int STREAMK_SPLIT_COST_KBLOCKS = 12;
-constexpr int MIN_STREAMK_KBLOCKS = 8;
+// Split-K (see Schedule): a slice of a split tile is at least MIN_SPLIT_KBLOCKS k-blocks,
+// and a split must save more than SPLIT_COST_KBLOCKS: what writing a partial tile, the
+// owner's wait and reading it back cost, in k-blocks of wgmma time (measured on the H200
+// at 1000x1992x2056: README.md, "Every shape").
+constexpr int MIN_SPLIT_KBLOCKS = 8;
+constexpr int SPLIT_COST_KBLOCKS = 4;
 constexpr uint32_t A_STAGE_BYTES = BM * BK * sizeof(__nv_bfloat16);  // 16 KB
 constexpr uint32_t B_STAGE_BYTES = BN * BK * sizeof(__nv_bfloat16);  // 32 KB
 // Rows of the 256-row B box that one CTA of a cluster loads and multicasts.
@@ -279,24 +279,20 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int col0, i
 
 // The work of the persistent grid. A problem of T cluster tiles on G clusters runs
 // floor(T/G) whole waves of tiles, one tile per cluster at a time (data-parallel). The
-// T mod G tiles left over would keep only some clusters busy in a last wave while the
-// rest idle: at 4096^3, 256 cluster tiles on 66 clusters are 3 whole waves and 58 tiles,
-// so 8 of 66 clusters would sit out a whole tile's time. Stream-K instead deals the k-blocks of
-// those tiles out evenly, in order: cluster g takes k-blocks [g*S, (g+1)*S) of the
-// leftover tiles laid end to end (S = leftover k-blocks / clusters). A tile whose k-blocks
-// are split between clusters is finished by the cluster that holds its first k-block
-// (the tile's "owner"): the others write their fp32 partial sums to a workspace and
-// raise a flag; the owner waits for the flags, adds the partials in cluster order (a fixed
-// order, so the bits do not change from run to run) and stores C. A cluster's share
-// starts with the tail of one tile and ends with the head of another, so it publishes
-// its partial first and waits (if at all) last: nobody waits on a cluster that is
-// itself waiting, and every cluster of the grid is resident, so the waits end.
+// L = T mod G tiles left over would keep only L clusters busy in a last wave while the
+// rest idle: 32 tiles (1024^3, or 128x8192x8192) keep 32 of 132 SMs busy, each walking
+// all of K alone. Split-K cuts each leftover tile's k-blocks into S equal slices
+// (S = floor(G/L), so that L*S <= G) and gives each slice to its own cluster: the last wave
+// takes 1/S of the time. The cluster with slice 0 owns the tile: the others write their
+// fp32 partial sums to a workspace and raise a flag; the owner waits for the flags, adds
+// the partials in slice order (a fixed order, so the bits do not change from run to run)
+// and stores C. Every cluster of the grid is resident at once, so the waits end.
 struct Schedule {
-    int tiles;        // cluster tiles of the problem
-    int k_blocks;     // k-blocks per tile
-    int clusters;     // clusters in the grid
-    int dp_tiles;     // tiles [0, dp_tiles) are data-parallel: cluster g takes g, g + clusters, ...
-    int sk_clusters;  // clusters sharing the leftover tiles' k-blocks (0: no stream-K)
+    int tiles;     // cluster tiles of the problem
+    int k_blocks;  // k-blocks per tile
+    int clusters;  // clusters in the grid
+    int dp_tiles;  // tiles [0, dp_tiles) are data-parallel: cluster g takes g, g + clusters, ...
+    int splits;    // S: slices of each tile in [dp_tiles, tiles) (1: no split-K)
 };
 
 // One piece of work: k-blocks [kb_begin, kb_end) of cluster tile `tile`.
@@ -304,40 +300,30 @@ struct WorkUnit {
     int tile, kb_begin, kb_end;
 };
 
-// First stream-K k-block (counted over the leftover tiles laid end to end) of cluster g.
-__host__ __device__ inline long long streamk_begin(const Schedule& s, int g) {
-    const long long sk_tiles = s.tiles - s.dp_tiles;
-    return sk_tiles * s.k_blocks * g / (s.sk_clusters > 0 ? s.sk_clusters : 1);
+// First k-block of slice `slice` of a split tile.
+__host__ __device__ inline int slice_begin(const Schedule& s, int slice) {
+    return static_cast<int>(static_cast<long long>(s.k_blocks) * slice / s.splits);
 }
 
-// Walks one cluster's units: its data-parallel tiles, then its stream-K share. Producer
-// and consumers each run one and so see the same sequence. A share is shorter than one
-// tile (the sharing clusters outnumber the leftover tiles), so it counts in int.
+// Walks one cluster's units: its data-parallel tiles, then (at most) one slice of a split
+// tile: split unit u = g goes to cluster g. Producer and consumers each run one and so see
+// the same sequence.
 struct WorkCursor {
-    int dp_tile;      // next data-parallel tile
-    int sk_tile = 0;  // tile and k-block where the rest of the stream-K share starts
-    int sk_kb = 0;
-    int sk_left = 0;  // k-blocks of the share not yet handed out
+    int dp_tile;     // next data-parallel tile
+    bool has_slice;  // the split unit is still to come
 
-    __device__ WorkCursor(const Schedule& s, int g) : dp_tile(g) {
-        if (g < s.sk_clusters) {
-            const long long begin = streamk_begin(s, g);
-            sk_tile = static_cast<int>(begin / s.k_blocks);
-            sk_kb = static_cast<int>(begin - static_cast<long long>(sk_tile) * s.k_blocks);
-            sk_left = static_cast<int>(streamk_begin(s, g + 1) - begin);
-        }
-    }
-    __device__ bool next_unit(const Schedule& s, WorkUnit& u) {
+    __device__ WorkCursor(const Schedule& s, int g)
+        : dp_tile(g), has_slice(g < (s.tiles - s.dp_tiles) * s.splits) {}
+    __device__ bool next_unit(const Schedule& s, int g, WorkUnit& u) {
         if (dp_tile < s.dp_tiles) {
             u = {dp_tile, 0, s.k_blocks};
             dp_tile += s.clusters;
             return true;
         }
-        if (sk_left == 0) return false;
-        u = {s.dp_tiles + sk_tile, sk_kb, min(s.k_blocks, sk_kb + sk_left)};
-        sk_left -= u.kb_end - u.kb_begin;
-        ++sk_tile;
-        sk_kb = 0;
+        if (!has_slice) return false;
+        has_slice = false;
+        const int slice = g % s.splits;
+        u = {s.dp_tiles + g / s.splits, slice_begin(s, slice), slice_begin(s, slice + 1)};
         return true;
     }
 };
@@ -345,8 +331,7 @@ struct WorkCursor {
 // A consumer's partial tile in the workspace: 64x256 fp32, stored in the accumulators'
 // own register order (thread t's acc[4q..4q+3] at float4 q*128 + t), so that writing and
 // reading it back are both fully coalesced 16-byte accesses and no layout is involved.
-// Slot = the CTA that wrote it (its cluster's stream-K share holds at most one piece that
-// is not a tile's head) and the consumer.
+// Slot = the CTA that wrote it (it holds at most one slice) and the consumer.
 constexpr int PARTIAL_FLOATS = WGMMA_M * BN;  // 64 KB of fp32 per consumer
 __device__ __forceinline__ float4* partial_slot(float* partials, int cta, int consumer) {
     return reinterpret_cast<float4*>(partials +
@@ -370,7 +355,7 @@ __device__ __forceinline__ void await_partial(int* flag, int barrier_id, int thr
     if (thread_in_wg == 0) {
         cuda::atomic_ref<int, cuda::thread_scope_device> ready(*flag);
         SpinGuard guard;
-        while (ready.load(cuda::memory_order_acquire) == 0) guard.check("stream-K partial flag");
+        while (ready.load(cuda::memory_order_acquire) == 0) guard.check("split-K partial flag");
         ready.store(0, cuda::memory_order_relaxed);
     }
     named_barrier_sync(barrier_id, WARPGROUP_THREADS);
@@ -432,8 +417,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     const int warpgroup = threadIdx.x / WARPGROUP_THREADS;
     const int thread_in_wg = threadIdx.x % WARPGROUP_THREADS;
     // VARIANT BEGIN: the rank through cooperative groups
-    // The rank in the cluster through cooperative groups; the cluster's index and count
-    // stay PTX special registers %clusterid.x, %nclusterid.x (CCCL get_sreg_*).
+    // The rank in the cluster through cooperative groups; the cluster's index
+    // stays the PTX special register %clusterid.x (CCCL get_sreg_clusterid_x).
     const uint32_t rank = cooperative_groups::this_cluster().block_rank();
     // VARIANT END
     const int cluster_id = static_cast<int>(cuda::ptx::get_sreg_clusterid_x());
@@ -465,7 +450,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             int fill = 0;  // k-blocks loaded so far, over all units (the timeline's numbering)
             WorkCursor work(sched, cluster_id);
             WorkUnit unit;
-            while (work.next_unit(sched, unit)) {
+            while (work.next_unit(sched, cluster_id, unit)) {
                 const int2 origin = tile_origin<CLUSTER>(unit.tile, cluster_rows, tiles_n, rank);
                 const int m0 = origin.x, n0 = origin.y;
                 // Boxes wholly outside the matrix are not issued (and their bytes not
@@ -505,7 +490,10 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             }
         }
         // The other 127 producer threads have nothing to do; they wait at the final
-        // cluster barrier.
+        // cluster barrier. Warp 0 first reconverges: without clusters that barrier is
+        // the CTA's bar.sync, which every thread of a warp must reach together
+        // (compute-sanitizer --tool synccheck reports "Divergent thread(s) in block").
+        __syncwarp();
     } else {
         setmaxnreg_inc<CONSUMER_REGISTERS>();
         const int consumer = warpgroup - 1;
@@ -526,7 +514,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         WorkCursor work(sched, cluster_id);
         WorkUnit unit;
 
-        while (work.next_unit(sched, unit)) {
+        while (work.next_unit(sched, cluster_id, unit)) {
             const int2 origin = tile_origin<CLUSTER>(unit.tile, cluster_rows, tiles_n, rank);
             const int m0 = origin.x, n0 = origin.y;
 
@@ -576,11 +564,11 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             const int row0 = m0 + consumer * WGMMA_M;  // first row of this consumer's piece
             if (row0 >= M) continue;  // the whole piece is below C (uniform per warpgroup)
 
-            // ---- stream-K: hand a partial tile to its owner, or collect the others' -----
+            // ---- split-K: hand a partial tile to its owner, or collect the others' -------
             const int cta = cluster_id * CLUSTER + static_cast<int>(rank);
             const int barrier_id = EPILOGUE_BARRIER_ID + consumer;
             if (unit.kb_begin > 0) {
-                // Not the tile's first k-block: the owner finishes it. Publish and move on.
+                // Slice 1..S-1 of a split tile: the owner finishes it. Publish and stop.
                 float4* slot = partial_slot(partials, cta, consumer);
 #pragma unroll
                 for (int q = 0; q < ACC_REGS / 4; ++q)
@@ -590,22 +578,25 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 continue;
             }
             if (unit.kb_end < sched.k_blocks) {
-                // The owner of a split tile: the clusters after this one whose shares start
-                // inside the tile hold the rest of its k-blocks. Add them in that order.
-                const int sk_tile = unit.tile - sched.dp_tiles;
-                const long long tile_end = static_cast<long long>(sk_tile + 1) * sched.k_blocks;
-                for (int h = cluster_id + 1; h < sched.sk_clusters && streamk_begin(sched, h) < tile_end;
-                     ++h) {
-                    const int peer = h * CLUSTER + static_cast<int>(rank);
+                // Slice 0: the clusters after this one hold slices 1..S-1. Add them in order,
+                // eight 16-byte loads in flight per thread at a time (32 registers).
+                for (int slice = 1; slice < sched.splits; ++slice) {
+                    const int peer = (cluster_id + slice) * CLUSTER + static_cast<int>(rank);
                     await_partial(&flags[peer * CONSUMER_WARPGROUPS + consumer], barrier_id, thread_in_wg);
                     const float4* slot = partial_slot(partials, peer, consumer);
 #pragma unroll
-                    for (int q = 0; q < ACC_REGS / 4; ++q) {
-                        const float4 v = __ldcg(&slot[q * WARPGROUP_THREADS + thread_in_wg]);
-                        acc[4 * q] += v.x;
-                        acc[4 * q + 1] += v.y;
-                        acc[4 * q + 2] += v.z;
-                        acc[4 * q + 3] += v.w;
+                    for (int q0 = 0; q0 < ACC_REGS / 4; q0 += 8) {
+                        float4 v[8];
+#pragma unroll
+                        for (int i = 0; i < 8; ++i)
+                            v[i] = __ldcg(&slot[(q0 + i) * WARPGROUP_THREADS + thread_in_wg]);
+#pragma unroll
+                        for (int i = 0; i < 8; ++i) {
+                            acc[4 * (q0 + i)] += v[i].x;
+                            acc[4 * (q0 + i) + 1] += v[i].y;
+                            acc[4 * (q0 + i) + 2] += v[i].z;
+                            acc[4 * (q0 + i) + 3] += v[i].w;
+                        }
                     }
                 }
             }
@@ -671,6 +662,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         // The last stores must be complete before the CTA's shared memory goes away.
         // PTX: cp.async.bulk.wait_group 0;
         if (thread_in_wg == 0) cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});
+        __syncwarp();
     }
 
     // DSMEM rule 2 again: the last remote arrivals on a peer's empty barriers must land
@@ -682,30 +674,24 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 // Host launch
 // -------------------------------------------------------------------------------------
 // The schedule of `tiles` (cluster) tiles of `k_blocks` on at most `max_clusters`
-// resident clusters (see Schedule). Data-parallel, the busiest cluster walks
-// ceil(tiles / clusters) whole tiles; with stream-K, floor(tiles / clusters) tiles and its
-// share of the leftover k-blocks, plus the cost of a split. Stream-K only where that is
-// shorter.
-Schedule make_schedule(int tiles, int k_blocks, int max_clusters, bool streamk) {
-    Schedule s{tiles, k_blocks, tiles < max_clusters ? tiles : max_clusters, tiles, 0};
-    if (!streamk) return s;
+// resident clusters (see Schedule). Data-parallel, the last wave takes a whole tile's
+// time; split S ways, 1/S of it plus the cost of the split. Split only where that is shorter.
+Schedule make_schedule(int tiles, int k_blocks, int max_clusters, bool split_k) {
+    Schedule s{tiles, k_blocks, tiles < max_clusters ? tiles : max_clusters, tiles, 1};
     const int leftover = tiles % max_clusters;  // tiles of the last, partial wave
-    if (leftover == 0) return s;
-    const long long sk_kblocks = static_cast<long long>(leftover) * k_blocks;
-    const long long shares = sk_kblocks / MIN_STREAMK_KBLOCKS;
-    const int sk_clusters = static_cast<int>(shares < max_clusters ? shares : max_clusters);
-    if (sk_clusters <= leftover) return s;  // one tile each would do as well
-    const long long share = (sk_kblocks + sk_clusters - 1) / sk_clusters;
-    if (share + STREAMK_SPLIT_COST_KBLOCKS >= k_blocks) return s;
+    if (!split_k || leftover == 0) return s;
+    int splits = max_clusters / leftover;
+    if (splits > k_blocks / MIN_SPLIT_KBLOCKS) splits = k_blocks / MIN_SPLIT_KBLOCKS;
+    if (splits < 2 || (k_blocks + splits - 1) / splits + SPLIT_COST_KBLOCKS >= k_blocks) return s;
     s.dp_tiles = tiles - leftover;
-    s.clusters = s.dp_tiles > 0 ? max_clusters : sk_clusters;
-    s.sk_clusters = sk_clusters;
+    s.splits = splits;
+    s.clusters = s.dp_tiles > 0 ? max_clusters : leftover * splits;
     return s;
 }
 
 template <int CLUSTER>
 cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
-                   int K, cudaStream_t stream, bool streamk) {
+                   int K, cudaStream_t stream, bool split_k) {
     constexpr const char* kStep = "07_clusters_multicast";
     if (cudaError_t err = check_gemm_args(kStep, A, B, C, M, N, K, NeedsArch::Sm90a);
         err != cudaSuccess)
@@ -745,38 +731,45 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
 
     // Persistent grid: as many CTAs (or clusters) as can be resident at once: one CTA per
     // SM, and a cluster's CTAs must fit in one GPC. Never more than there are tiles.
-    // The answers depend only on the device, so they are asked once per device.
+    // The answers depend only on the device, so they are asked once per device (and
+    // shared by every host thread).
     int device = 0;
     if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
         return fail(err, "%s: cudaGetDevice: %s", kStep, cudaGetErrorString(err));
-    static int queried_device = -1;
-    static int resident_ctas = 0;      // without a cluster launch
-    static int resident_clusters = 0;  // with clusters of CLUSTER CTAs
-    if (queried_device != device) {
-        int sms = 0, ctas_per_sm = 0, max_clusters = 0;
-        if (cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-            err != cudaSuccess)
-            return fail(err, "%s: cudaDeviceGetAttribute: %s", kStep, cudaGetErrorString(err));
-        if (cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &ctas_per_sm, gemm_kernel<1>, THREADS, SMEM_BYTES);
-            err != cudaSuccess)
-            return fail(err, "%s: cudaOccupancyMaxActiveBlocksPerMultiprocessor: %s", kStep,
-                        cudaGetErrorString(err));
-        config.gridDim = dim3(CLUSTER);
-        if (cudaError_t err =
-                cudaOccupancyMaxActiveClusters(&max_clusters, gemm_kernel<CLUSTER>, &config);
-            err != cudaSuccess)
-            return fail(err, "%s: cudaOccupancyMaxActiveClusters (cluster size %d): %s", kStep,
-                        CLUSTER, cudaGetErrorString(err));
-        if (ctas_per_sm < 1 || max_clusters < 1)
-            return fail(cudaErrorNotSupported,
-                        "%s: device %d cannot run a cluster of %d CTAs with %zu bytes of shared "
-                        "memory each",
-                        kStep, device, CLUSTER, SMEM_BYTES);
-        resident_ctas = sms * ctas_per_sm;
-        resident_clusters = max_clusters;
-        queried_device = device;
-    }
+    struct Resident {
+        int ctas;      // without a cluster launch
+        int clusters;  // with clusters of CLUSTER CTAs
+    };
+    static PerDeviceCache<Resident> resident_cache;
+    Resident resident{};
+    if (cudaError_t err = resident_cache.get(device, &resident, [&](Resident* r) {
+            int sms = 0, ctas_per_sm = 0, max_clusters = 0;
+            if (cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+                err != cudaSuccess)
+                return fail(err, "%s: cudaDeviceGetAttribute: %s", kStep, cudaGetErrorString(err));
+            if (cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &ctas_per_sm, gemm_kernel<1>, THREADS, SMEM_BYTES);
+                err != cudaSuccess)
+                return fail(err, "%s: cudaOccupancyMaxActiveBlocksPerMultiprocessor: %s", kStep,
+                            cudaGetErrorString(err));
+            config.gridDim = dim3(CLUSTER);
+            if (cudaError_t err =
+                    cudaOccupancyMaxActiveClusters(&max_clusters, gemm_kernel<CLUSTER>, &config);
+                err != cudaSuccess)
+                return fail(err, "%s: cudaOccupancyMaxActiveClusters (cluster size %d): %s", kStep,
+                            CLUSTER, cudaGetErrorString(err));
+            if (ctas_per_sm < 1 || max_clusters < 1)
+                return fail(cudaErrorNotSupported,
+                            "%s: device %d cannot run a cluster of %d CTAs with %zu bytes of shared "
+                            "memory each",
+                            kStep, device, CLUSTER, SMEM_BYTES);
+            *r = {sms * ctas_per_sm, max_clusters};
+            return cudaSuccess;
+        });
+        err != cudaSuccess)
+        return err;
+    const int resident_ctas = resident.ctas;
+    const int resident_clusters = resident.clusters;
 
     // Clusters only when there are more tiles than SMs. A cluster launch places the CTAs
     // of a cluster together in one GPC; measured, a grid smaller than the GPU then runs
@@ -812,11 +805,11 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
     // schedule counts CTA tiles.
     const int k_blocks = (K + BK - 1) / BK;
     const Schedule sched =
-        clustered ? make_schedule(cluster_tiles, k_blocks, resident_clusters, streamk)
-                  : make_schedule(static_cast<int>(tiles_m * tiles_n), k_blocks, resident_ctas, streamk);
+        clustered ? make_schedule(cluster_tiles, k_blocks, resident_clusters, split_k)
+                  : make_schedule(static_cast<int>(tiles_m * tiles_n), k_blocks, resident_ctas, split_k);
     float* partials = nullptr;
     int* flags = nullptr;
-    if (sched.sk_clusters > 0) {
+    if (sched.splits > 1) {
         // A flag per consumer of every CTA the GPU holds, then one partial tile per CTA of
         // this grid. The flags come first, at a place that does not depend on the problem:
         // launch after launch on this stream reuses them (the owners lower every flag they
