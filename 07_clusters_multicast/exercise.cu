@@ -208,17 +208,15 @@ __device__ __forceinline__ void release_stage(uint64_t* empty_barrier, int threa
         // CCCL: cuda::ptx::mbarrier_arrive(bar)   PTX: mbarrier.arrive.shared.b64 _, [bar];
         if (thread_in_wg == 0) cuda::ptx::mbarrier_arrive(empty_barrier);
     } else {
-        // EXERCISE BEGIN: release the stage to every CTA of the cluster
-        // TODO: every CTA of the cluster multicast a slice of B into this stage, so each
-        // of their producers must hear that this warpgroup is done with it: one arrival
-        // on the empty barrier at the same offset in EVERY CTA of the cluster (CTA ranks
-        // 0..CLUSTER-1), from different lanes so they go out in parallel. Translate the
-        // local shared address with mapa.shared::cluster, then arrive with
-        // mbarrier.arrive.shared::cluster.b64 (inline PTX; see the comment above). This
-        // stub is step 06's local arrival: the empty barriers, which expect
-        // EMPTY_ARRIVALS = 2 * CLUSTER arrivals, never complete and the producers hang.
-        if (thread_in_wg == 0) cuda::ptx::mbarrier_arrive(empty_barrier);
-        // EXERCISE END
+        if (thread_in_wg < CLUSTER) {
+            const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(empty_barrier));
+            uint32_t remote;
+            asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+                         : "=r"(remote)
+                         : "r"(local), "r"(thread_in_wg));
+            asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote)
+                         : "memory");
+        }
     }
 }
 
@@ -269,6 +267,9 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int col0, i
 template <int CLUSTER>
 __device__ __forceinline__ int2 tile_origin(int tile, int cluster_rows, int tiles_n,
                                             uint32_t rank) {
+    // EXERCISE BEGIN: where a CTA's tile lies
+    // TODO: CTA rank r of a cluster tile now takes column tile (tile_col * CLUSTER + r)
+    // of the cluster's row. Keep the grouped order (README section 2) over cluster tiles.
     constexpr int group_rows = GROUP_M_TILES / CLUSTER > 0 ? GROUP_M_TILES / CLUSTER : 1;
     const int tiles_per_group = group_rows * tiles_n;
     const int group = tile / tiles_per_group;
@@ -278,6 +279,7 @@ __device__ __forceinline__ int2 tile_origin(int tile, int cluster_rows, int tile
     const int cluster_row = first_row + in_group % rows_in_group;
     const int tile_col = in_group / rows_in_group;
     return make_int2((cluster_row * CLUSTER + static_cast<int>(rank)) * BM, tile_col * BN);
+    // EXERCISE END
 }
 
 // -------------------------------------------------------------------------------------
@@ -311,9 +313,13 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     const int cluster_id = static_cast<int>(cuda::ptx::get_sreg_clusterid_x());
     const int clusters = static_cast<int>(cuda::ptx::get_sreg_nclusterid_x());
     const int tiles_m = (M + BM - 1) / BM;
+    // EXERCISE BEGIN: which cluster tiles there are
+    // TODO: the cluster now spans CLUSTER tiles along N (same rows of C, adjacent
+    // columns). How many cluster tiles are there? tile_origin receives these numbers.
     const int cluster_rows = (tiles_m + CLUSTER - 1) / CLUSTER;
     const int tiles_n = (N + BN - 1) / BN;
     const int cluster_tiles = cluster_rows * tiles_n;
+    // EXERCISE END
     const int k_blocks = (K + BK - 1) / BK;
 
     if (threadIdx.x == 0) {
@@ -340,46 +346,28 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             for (int tile = cluster_id; tile < cluster_tiles; tile += clusters) {
                 const int2 origin = tile_origin<CLUSTER>(tile, cluster_rows, tiles_n, rank);
                 const int m0 = origin.x, n0 = origin.y;
-                // Boxes wholly outside the matrix are not issued (and their bytes not
-                // expected): when M is not a multiple of CLUSTER*128 the last CTAs of a
-                // cluster may have no rows, and when N < 256 the last B slices no columns.
-                // The stale shared memory their consumers then multiply only reaches rows
-                // and columns of C that are never stored. All CTAs of a cluster share n0,
-                // so they agree on b_slices.
-                const bool a_in_bounds = m0 < M;
-                const int b_slices = min(CLUSTER, (N - n0 + B_SLICE_ROWS<CLUSTER> - 1) /
-                                                      B_SLICE_ROWS<CLUSTER>);
-                const uint32_t tx_bytes = (a_in_bounds ? A_STAGE_BYTES : 0u) +
-                                          static_cast<uint32_t>(b_slices) * B_SLICE_BYTES<CLUSTER>;
+                // EXERCISE BEGIN: what lands in this CTA's stage
+                // TODO: with the cluster along N, which boxes land in THIS CTA's stage, and
+                // how many bytes does its full barrier wait for? Which of them can be wholly
+                // outside the matrix? (The B tensor map's box is B_SLICE_ROWS<CLUSTER> rows in
+                // a cluster launch and BN without one: launch() is unchanged.)
+                [[maybe_unused]] const bool a_in_bounds = m0 < M;
+                const uint32_t tx_bytes = A_STAGE_BYTES + CLUSTER * B_SLICE_BYTES<CLUSTER>;
+                // EXERCISE END
                 // Timeline: k-blocks are numbered by fill, across this CTA's tiles.
                 [[maybe_unused]] const int first_fill = (tile - cluster_id) / clusters * k_blocks;
                 for (int kb = 0; kb < k_blocks; ++kb) {
                     wait_barrier(&s.empty_barrier[stage], phase ^ 1u, "empty barrier");
                     LADDER_TIMELINE_PRODUCER(LoadIssue, first_fill + kb);
-                    // The FULL bytes of every box issued to this CTA, even where a box
-                    // hangs over the matrix edge: TMA writes those elements too (as zeros)
-                    // and counts them. The peers' B slices count here too.
+                    // EXERCISE BEGIN: who loads A and B
+                    // TODO: multicast A (every CTA of the cluster needs the same 128 rows);
+                    // B no longer (each CTA needs its own 256 rows). Who issues the A box of
+                    // k-block kb, with which mask? Spread the issuing over the cluster. This
+                    // stub loads this CTA's A only and no B: every full barrier waits for
+                    // bytes that never come, and the consumers hang.
                     arrive_expect_tx(&s.full_barrier[stage], tx_bytes);
-                    if (a_in_bounds)
-                        tma_load_2d(s.a[stage], &a_map, kb * BK, m0, &s.full_barrier[stage]);
-                    if (static_cast<int>(rank) < b_slices) {
-                        // This CTA's slice: rows [rank * BN/CLUSTER, +BN/CLUSTER) of the B box,
-                        // at the same place in every CTA's stage.
-                        const int slice_row = static_cast<int>(rank) * B_SLICE_ROWS<CLUSTER>;
-                        __nv_bfloat16* dst = &s.b[stage][slice_row * BK];
-                        if constexpr (CLUSTER == 1)
-                            tma_load_2d(dst, &b_map, kb * BK, n0, &s.full_barrier[stage]);
-                        else
-                            // EXERCISE BEGIN: the multicast mask
-                            // TODO: which CTAs of the cluster need this slice of B? Bit r
-                            // of the mask sends the box to CTA rank r. This stub sends it
-                            // to this CTA only: every full barrier then waits for bytes
-                            // that never come and the consumers hang.
-                            tma_load_2d_multicast(dst, &b_map, kb * BK, n0 + slice_row,
-                                                  &s.full_barrier[stage],
-                                                  static_cast<uint16_t>(1u << rank));
-                            // EXERCISE END
-                    }
+                    tma_load_2d(s.a[stage], &a_map, kb * BK, m0, &s.full_barrier[stage]);
+                    // EXERCISE END
                     advance<STAGES>(stage, phase);
                 }
             }

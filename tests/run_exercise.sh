@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The ctest test exercise<N> (label exercise-N): the GPU correctness checks of one step,
 # run against whatever file the step was built from (exercise.cu in an exercise build),
+# then compute-sanitizer memcheck, racecheck and synccheck on small shapes (a solution
+# that gives the right numbers by luck of timing, or breaks a barrier rule, fails here);
 # each command under a time limit, and on failure a hint that says where to look.
 #   run_exercise.sh <step> <source file> <ladder_gpu_tests> <step executable>
 # Exit 0 pass, 1 fail, 77 (ctest: skipped) when this machine has no GPU for the step.
@@ -47,12 +49,47 @@ filter="*/0${step}_*"
 run "$gpu_tests" --gtest_filter="$filter" --gtest_brief=1
 tests_rc=$?
 
+# 3. compute-sanitizer on small shapes, once the numbers are right (a hung stub under a
+#    sanitizer would only be slower to fail). COMPUTE_SANITIZER may name the binary.
+sanitizer_failed=""
 if [ "$exe_rc" -eq 0 ] && [ "$tests_rc" -eq 0 ]; then
-  echo "PASS: exercise ${step}: step ${step} is correct on every tested shape"
-  exit 0
+  here=$(cd "$(dirname "$0")" && pwd)
+  for tool in memcheck racecheck synccheck; do
+    run "$here/run_sanitizer.sh" "$tool" "$step_exe"
+    rc=$?
+    if [ "$rc" -eq 77 ]; then
+      echo "FAIL: exercise ${step}: compute-sanitizer is needed for the whole check (it ships"
+      echo "  with the CUDA toolkit: put its bin/ on PATH or set COMPUTE_SANITIZER=/path/to/it)"
+      exit 1
+    fi
+    [ "$rc" -ne 0 ] && sanitizer_failed="$sanitizer_failed $tool"
+  done
+  if [ -z "$sanitizer_failed" ]; then
+    echo "PASS: exercise ${step}: step ${step} is correct on every tested shape, and"
+    echo "  compute-sanitizer memcheck, racecheck and synccheck find nothing"
+    exit 0
+  fi
 fi
 
 echo
+if [ -n "$sanitizer_failed" ]; then
+  echo "FAIL: exercise ${step}: the numbers are right, but compute-sanitizer objects:${sanitizer_failed}"
+  case "$sanitizer_failed" in *memcheck*)
+    echo "memcheck: an access outside an allocation (global) or outside this CTA's shared memory:"
+    echo "  its report above names the kernel, the address and the source line." ;; esac
+  case "$sanitizer_failed" in *racecheck*)
+    echo "racecheck: two accesses to the same shared-memory bytes, at least one a write, that no"
+    echo "  barrier orders: a slot released before its reads finished, a wait on the wrong parity"
+    echo "  that passed early, or a count that lets a phase complete too soon. The right answer"
+    echo "  was luck of timing. (ladder-ring models the ring protocol on the CPU.)" ;; esac
+  case "$sanitizer_failed" in *synccheck*)
+    echo "synccheck: a barrier used against its rules, e.g. \"Divergent thread(s) in block\": some"
+    echo "  threads of a warp reach a barrier that the whole warp must reach together (bar.sync,"
+    echo "  a named barrier, barrier.cluster), or a count that the threads arriving do not match."
+    [ "$step" -eq 7 ] && echo "  Step 7: README.md, \"The cluster of one\", explains the report for gemm_kernel<1>." ;; esac
+  echo "Stuck? EXERCISES.md in the step's folder."
+  exit 1
+fi
 echo "FAIL: exercise ${step} (step executable: exit ${exe_rc}, GPU tests: exit ${tests_rc})"
 if [ "$exe_rc" -eq 124 ] || [ "$tests_rc" -eq 124 ] || [ "$exe_rc" -eq 137 ] ||
    [ "$tests_rc" -eq 137 ] || grep -q "LADDER_HANG_TRAP" "$log"; then

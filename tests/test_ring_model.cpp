@@ -155,6 +155,117 @@ TEST(RingModel, FallingTwoPhasesBehindIsReported) {
     EXPECT_TRUE(run(two_behind(1), 0).ok);
 }
 
+// The protocol of step 04's implementation exercise (its reference solution is
+// tests/fixtures/exercises/solutions/04_tma_multistage.cu): thread 0 refills, in
+// iteration kb, the slot of k-block kb - 1 with k-block kb - 1 + STAGES.
+Protocol step04_late_refill(int k_blocks, bool refill) {
+    constexpr int STAGES = 4, WARPS = 8;
+    Protocol p = schedule_step04(k_blocks);  // the same barriers and prologue
+    for (Agent& a : p.agents) a.ops.clear();
+    for (int kb = 0; kb < STAGES && kb < k_blocks; ++kb) {
+        p.agents[0].expect_tx(p.full(0, kb), STEP_STAGE_BYTES, kb);
+        p.agents[0].load(kb, STEP_STAGE_BYTES, kb);
+    }
+    for (int w = 0; w < WARPS; ++w) {
+        Agent& warp = p.agents[static_cast<size_t>(w)];
+        int stage = 0, refill_stage = 0;
+        uint32_t phase = 0, refill_phase = 0;
+        for (int kb = 0; kb < k_blocks; ++kb) {
+            warp.wait(p.full(0, stage), phase, kb);
+            warp.read_begin(stage, kb);
+            warp.read_end(stage, kb);
+            warp.arrive(p.empty(0, stage), kb);
+            if (kb > 0) {
+                if (refill && w == 0 && kb - 1 + STAGES < k_blocks) {
+                    warp.wait(p.empty(0, refill_stage), refill_phase, kb);
+                    warp.expect_tx(p.full(0, refill_stage), STEP_STAGE_BYTES, kb - 1 + STAGES);
+                    warp.load(refill_stage, STEP_STAGE_BYTES, kb - 1 + STAGES);
+                }
+                if (++refill_stage == STAGES) {
+                    refill_stage = 0;
+                    refill_phase ^= 1;
+                }
+            }
+            if (++stage == STAGES) {
+                stage = 0;
+                phase ^= 1;
+            }
+        }
+    }
+    return p;
+}
+
+TEST(RingModel, Step04ExerciseProtocol) {
+    for (int k_blocks : {1, 4, 5, 8, 9, 17}) {
+        const Verdict v = run_seeds(step04_late_refill(k_blocks, true), kSeeds);
+        EXPECT_TRUE(v.ok) << k_blocks << " k-blocks: " << v.message;
+    }
+    // The stub (no refill) is right for one lap and hangs after it.
+    EXPECT_TRUE(run_seeds(step04_late_refill(4, false), kSeeds).ok);
+    EXPECT_EQ(run(step04_late_refill(5, false), 0).message.rfind(
+                  "hang: warp 0 waits on full[0] parity 1 at k-block 4, which can never complete", 0),
+              0u);
+}
+
+// The protocol of step 07's implementation exercise (reference solution:
+// tests/fixtures/exercises/solutions/07_clusters_multicast.cu): the cluster along N, CTA
+// kb % cluster multicasts the A box of k-block kb, every CTA loads its own B box.
+Protocol step07_along_n(int k_blocks, int cluster) {
+    constexpr int STAGES = 4, CONSUMERS = 2;
+    constexpr long A_BYTES = 128 * 64 * 2, B_BYTES = 256 * 64 * 2;
+    const uint32_t everyone = (1u << cluster) - 1u;
+    Protocol p = schedule_step07(k_blocks, cluster);  // the same barriers and counts
+    p.agents.clear();
+    for (int r = 0; r < cluster; ++r) {
+        const std::string cta = " (CTA " + std::to_string(r) + ")";
+        Agent& producer = p.add("producer" + cta, r);
+        int stage = 0;
+        uint32_t phase = 0;
+        for (int kb = 0; kb < k_blocks; ++kb) {
+            producer.wait(p.empty(r, stage), phase ^ 1u, kb);
+            producer.expect_tx(p.full(r, stage), A_BYTES + B_BYTES, kb);
+            if (kb % cluster == r) producer.load(stage, A_BYTES, kb, everyone);
+            producer.load(stage, B_BYTES, kb);
+            if (++stage == STAGES) {
+                stage = 0;
+                phase ^= 1u;
+            }
+        }
+        for (int c = 0; c < CONSUMERS; ++c) {
+            Agent& consumer = p.add("consumer " + std::to_string(c) + cta, r);
+            int cstage = 0, previous = -1;
+            uint32_t cphase = 0;
+            auto release = [&](int slot, int kb) {
+                for (int q = 0; q < cluster; ++q) consumer.arrive(p.empty(q, slot), kb);
+            };
+            for (int kb = 0; kb < k_blocks; ++kb) {
+                consumer.wait(p.full(r, cstage), cphase, kb);
+                consumer.read_begin(cstage, kb);
+                if (previous >= 0) {
+                    consumer.read_end(previous, kb - 1);
+                    release(previous, kb - 1);
+                }
+                previous = cstage;
+                if (++cstage == STAGES) {
+                    cstage = 0;
+                    cphase ^= 1u;
+                }
+            }
+            consumer.read_end(previous, k_blocks - 1);
+            release(previous, k_blocks - 1);
+        }
+    }
+    return p;
+}
+
+TEST(RingModel, Step07ExerciseProtocol) {
+    for (int cluster : {1, 2, 4})
+        for (int k_blocks : {1, 2, 5, 9, 17}) {
+            const Verdict v = run_seeds(step07_along_n(k_blocks, cluster), kSeeds);
+            EXPECT_TRUE(v.ok) << "cluster " << cluster << ", " << k_blocks << " k-blocks: " << v.message;
+        }
+}
+
 TEST(RingModel, ScheduleForStepNamesOnlyTheRingSteps) {
     EXPECT_TRUE(schedule_for_step(5, 9, 1).agents.empty());
     EXPECT_EQ(schedule_for_step(7, 9, 4).ctas, 4);
