@@ -117,9 +117,11 @@ case "$step" in
   3) echo "hint (step 3): a hang on the full barrier means its phase never completes: it needs"
      echo "  the arrivals it was initialised with AND the bytes announced by expect_tx. Count"
      echo "  who arrives per k-block, and the bytes of BOTH boxes, the full box even at an edge." ;;
-  4) echo "hint (step 4): correct for K <= 256 but not beyond means the ring's second lap is"
-     echo "  wrong: k-block kb is use kb / STAGES of its slot, and every wait must name the parity"
-     echo "  of that use, for the full AND the empty barrier. Flip the bit when the slot wraps." ;;
+  4) echo "hint (step 4): correct for K <= 256 but a hang beyond: the ring is never refilled after"
+     echo "  the prologue, or a refill waits on the wrong phase of its empty barrier. Thread 0's"
+     echo "  refill position lags the warps' by one k-block, and so does its parity. Wrong or"
+     echo "  changing values: a refill overwrote a slot still being read. Try your schedule on"
+     echo "  the CPU: edit schedule_step04 in common/ring_schedules.cpp, ./build/ladder-ring --step 4" ;;
   5) echo "hint (step 5): every value wrong but no hang: the tensor core reads the tiles in the"
      echo "  wrong layout. Check each descriptor field: the address >> 4, the stride byte offset"
      echo "  (8 rows x 128 B), the 128B swizzle mode in bits 62-63, a leading byte offset of 16." ;;
@@ -127,10 +129,12 @@ case "$step" in
      echo "  the wrong byte count. A hang on the empty barrier: its first-lap parity (a fresh"
      echo "  barrier counts its 'previous' phase, parity 1, as complete). PingPong fails alone:"
      echo "  the A rows of half 1, or the order of the fills (half * KB + kb)." ;;
-  7) echo "hint (step 7): cluster1 passes but cluster2/4 hang: a hang on the full barrier means"
-     echo "  some CTA never receives a slice of B (the multicast mask: bit r = CTA rank r); a"
-     echo "  hang on the empty barrier means a producer never hears from every consumer of the"
-     echo "  cluster (one remote arrival per CTA rank, through mapa.shared::cluster)." ;;
+  7) echo "hint (step 7): a hang on the full barrier: some CTA's stage never receives every byte"
+     echo "  its producer announced. Count what lands in each CTA per k-block (the A box, from"
+     echo "  whichever CTA issues it, and its own B rows) and the multicast mask (bit r = CTA rank"
+     echo "  r). Wrong values only for cluster2/cluster4: the tile walk (which columns rank r"
+     echo "  computes) or A boxes of the wrong rows. The CPU model checks the protocol:"
+     echo "  edit schedule_step07 in common/ring_schedules.cpp, ./build/ladder-ring --step 7 --cluster 2" ;;
 esac
 echo "Stuck? EXERCISES.md in the step's folder, then diff exercise.cu against gemm.cu."
 exit 1
