@@ -236,16 +236,15 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     // kb / STAGES for it and every wait below names the same parity.
     float acc[MMA_TILES_M][MMA_TILES_N][4] = {};
 
-    // EXERCISE BEGIN: the slot of k-block kb and the parity of its full wait
-    // TODO: k-block kb lives in slot kb % STAGES and is the (kb / STAGES)-th use of that
-    // slot, so it completes phase kb / STAGES of full[slot]. try_wait.parity names only
-    // the low bit of that phase. Keep whatever state you need to name it (without a
-    // division per k-block), and wait with it. This stub always waits on parity 0: right
-    // for the first pass over the ring (K <= STAGES * BK), wrong after it wraps.
+    // EXERCISE BEGIN: where the late refill is in the ring
+    // TODO: the consumers' position is (stage, phase) for k-block kb. Thread 0 now refills
+    // a different slot than the one of kb: declare what it needs to name that slot and the
+    // parity of its empty wait (no division per k-block).
     int stage = 0;
-    for (int kb = 0; kb < k_blocks; ++kb) {
-        wait_barrier(&s.full_barrier[stage], 0u, "full barrier");
+    uint32_t phase = 0;
     // EXERCISE END
+    for (int kb = 0; kb < k_blocks; ++kb) {
+        wait_barrier(&s.full_barrier[stage], phase, "full barrier");
         // Timeline (lane 0 of each warp speaks for the warp, consumer `warp`).
         LADDER_TIMELINE_CONSUMER(lane == 0, warp, LoadArrive, kb);
         LADDER_TIMELINE_CONSUMER(lane == 0, warp, MmaStart, kb);
@@ -287,19 +286,20 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         // deadlock: warp 0 has arrived on empty[stage] before thread 0 waits on it.
         warp_arrive(&s.empty_barrier[stage], lane);
         LADDER_TIMELINE_CONSUMER(lane == 0, warp, Release, kb);
-        if (threadIdx.x == 0 && kb + STAGES < k_blocks) {
-            // EXERCISE BEGIN: the parity of the producer's empty wait
-            // TODO: the release of k-block kb completes which phase of empty[stage]? The
-            // stub's parity 0 is right only for the first pass over the ring.
-            wait_barrier(&s.empty_barrier[stage], 0u, "empty barrier");
-            // EXERCISE END
-            issue_k_block(kb + STAGES, stage);
-        }
-
-        // EXERCISE BEGIN: advance to the next slot
-        // TODO: move to the slot of k-block kb + 1, and keep your parity state in step.
-        if (++stage == STAGES) stage = 0;
+        // EXERCISE BEGIN: refill one k-block late
+        // TODO: in iteration kb, thread 0 refills the slot the warps released in iteration
+        // kb - 1 (k-block kb - 1) with k-block kb - 1 + STAGES, if there is one. By now the
+        // warps have usually all released it, so thread 0 (and with it warp 0) no longer
+        // waits for the slowest warp of THIS k-block. Which slot, which parity of its empty
+        // barrier, and how does that position advance? Write it in the CPU model first
+        // (common/ring_schedules.cpp, schedule_step04; ./build/ladder-ring --step 4).
+        // This stub never refills: right while K <= STAGES * BK, a hang beyond.
         // EXERCISE END
+
+        if (++stage == STAGES) {
+            stage = 0;
+            phase ^= 1;
+        }
     }
 
     // ---- epilogue: fp32 accumulators -> bf16, straight from registers to C -------------

@@ -42,7 +42,6 @@
 //   cmake -S . -B build -G Ninja && cmake --build build --target step-7 && ./build/step-7
 // =====================================================================================
 #include <cuda.h>  // CUtensorMap (a type only; the program does not link libcuda)
-#include <cuda/atomic>
 #include <cuda/ptx>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -101,14 +100,7 @@ constexpr int C_BOX = 64;     // a TMA store box is 64x64 bf16: 128-byte rows, o
 // Grouped rasterization: tiles are walked GROUP_M_TILES rows of 128-row tiles at a time
 // (2048 rows of A), down each column of the group before moving right. See tile_origin.
 constexpr int GROUP_M_TILES = 16;
-// Split-K (see Schedule): a slice of a split tile is at least MIN_SPLIT_KBLOCKS k-blocks,
-// and a split must save more than SPLIT_COST_KBLOCKS: what writing a partial tile, the
-// owner's wait and reading it back cost, in k-blocks of wgmma time (measured on the H200
-// at 1000x1992x2056: README.md, "Every shape").
-constexpr int MIN_SPLIT_KBLOCKS = 8;
-constexpr int SPLIT_COST_KBLOCKS = 4;
 constexpr uint32_t A_STAGE_BYTES = BM * BK * sizeof(__nv_bfloat16);  // 16 KB
-constexpr uint32_t B_STAGE_BYTES = BN * BK * sizeof(__nv_bfloat16);  // 32 KB
 // Rows of the 256-row B box that one CTA of a cluster loads and multicasts.
 template <int CLUSTER>
 constexpr int B_SLICE_ROWS = BN / CLUSTER;
@@ -216,17 +208,15 @@ __device__ __forceinline__ void release_stage(uint64_t* empty_barrier, int threa
         // CCCL: cuda::ptx::mbarrier_arrive(bar)   PTX: mbarrier.arrive.shared.b64 _, [bar];
         if (thread_in_wg == 0) cuda::ptx::mbarrier_arrive(empty_barrier);
     } else {
-        // EXERCISE BEGIN: release the stage to every CTA of the cluster
-        // TODO: every CTA of the cluster multicast a slice of B into this stage, so each
-        // of their producers must hear that this warpgroup is done with it: one arrival
-        // on the empty barrier at the same offset in EVERY CTA of the cluster (CTA ranks
-        // 0..CLUSTER-1), from different lanes so they go out in parallel. Translate the
-        // local shared address with mapa.shared::cluster, then arrive with
-        // mbarrier.arrive.shared::cluster.b64 (inline PTX; see the comment above). This
-        // stub is step 06's local arrival: the empty barriers, which expect
-        // EMPTY_ARRIVALS = 2 * CLUSTER arrivals, never complete and the producers hang.
-        if (thread_in_wg == 0) cuda::ptx::mbarrier_arrive(empty_barrier);
-        // EXERCISE END
+        if (thread_in_wg < CLUSTER) {
+            const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(empty_barrier));
+            uint32_t remote;
+            asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+                         : "=r"(remote)
+                         : "r"(local), "r"(thread_in_wg));
+            asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote)
+                         : "memory");
+        }
     }
 }
 
@@ -260,90 +250,6 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int col0, i
                                     src);
 }
 
-// The work of the persistent grid. A problem of T cluster tiles on G clusters runs
-// floor(T/G) whole waves of tiles, one tile per cluster at a time (data-parallel). The
-// L = T mod G tiles left over would keep only L clusters busy in a last wave while the
-// rest idle: 32 tiles (1024^3, or 128x8192x8192) keep 32 of 132 SMs busy, each walking
-// all of K alone. Split-K cuts each leftover tile's k-blocks into S equal slices
-// (S = floor(G/L), so that L*S <= G) and gives each slice to its own cluster: the last wave
-// takes 1/S of the time. The cluster with slice 0 owns the tile: the others write their
-// fp32 partial sums to a workspace and raise a flag; the owner waits for the flags, adds
-// the partials in slice order (a fixed order, so the bits do not change from run to run)
-// and stores C. Every cluster of the grid is resident at once, so the waits end.
-struct Schedule {
-    int tiles;     // cluster tiles of the problem
-    int k_blocks;  // k-blocks per tile
-    int clusters;  // clusters in the grid
-    int dp_tiles;  // tiles [0, dp_tiles) are data-parallel: cluster g takes g, g + clusters, ...
-    int splits;    // S: slices of each tile in [dp_tiles, tiles) (1: no split-K)
-};
-
-// One piece of work: k-blocks [kb_begin, kb_end) of cluster tile `tile`.
-struct WorkUnit {
-    int tile, kb_begin, kb_end;
-};
-
-// First k-block of slice `slice` of a split tile.
-__host__ __device__ inline int slice_begin(const Schedule& s, int slice) {
-    return static_cast<int>(static_cast<long long>(s.k_blocks) * slice / s.splits);
-}
-
-// Walks one cluster's units: its data-parallel tiles, then (at most) one slice of a split
-// tile: split unit u = g goes to cluster g. Producer and consumers each run one and so see
-// the same sequence.
-struct WorkCursor {
-    int dp_tile;     // next data-parallel tile
-    bool has_slice;  // the split unit is still to come
-
-    __device__ WorkCursor(const Schedule& s, int g)
-        : dp_tile(g), has_slice(g < (s.tiles - s.dp_tiles) * s.splits) {}
-    __device__ bool next_unit(const Schedule& s, int g, WorkUnit& u) {
-        if (dp_tile < s.dp_tiles) {
-            u = {dp_tile, 0, s.k_blocks};
-            dp_tile += s.clusters;
-            return true;
-        }
-        if (!has_slice) return false;
-        has_slice = false;
-        const int slice = g % s.splits;
-        u = {s.dp_tiles + g / s.splits, slice_begin(s, slice), slice_begin(s, slice + 1)};
-        return true;
-    }
-};
-
-// A consumer's partial tile in the workspace: 64x256 fp32, stored in the accumulators'
-// own register order (thread t's acc[4q..4q+3] at float4 q*128 + t), so that writing and
-// reading it back are both fully coalesced 16-byte accesses and no layout is involved.
-// Slot = the CTA that wrote it (it holds at most one slice) and the consumer.
-constexpr int PARTIAL_FLOATS = WGMMA_M * BN;  // 64 KB of fp32 per consumer
-__device__ __forceinline__ float4* partial_slot(float* partials, int cta, int consumer) {
-    return reinterpret_cast<float4*>(partials +
-                                     (static_cast<size_t>(cta) * CONSUMER_WARPGROUPS + consumer) *
-                                         PARTIAL_FLOATS);
-}
-
-// Publishing and collecting a partial tile across CTAs (CUDA C++ memory model; libcu++
-// cuda::atomic_ref). The writer's 128 threads store, meet at the warpgroup's named barrier,
-// and one thread raises the flag with a release store at device scope: everything the
-// warpgroup wrote before the barrier is visible to whoever acquires the flag. The reader
-// spins with acquire loads, lowers the flag again for the next launch, and releases its
-// warpgroup through the same barrier before anyone reads. Partials are read with ld.cg
-// (L2, not the SM's L1, which is not coherent with other SMs' stores).
-__device__ __forceinline__ void publish_partial(int* flag, int barrier_id, int thread_in_wg) {
-    named_barrier_sync(barrier_id, WARPGROUP_THREADS);
-    if (thread_in_wg == 0)
-        cuda::atomic_ref<int, cuda::thread_scope_device>(*flag).store(1, cuda::memory_order_release);
-}
-__device__ __forceinline__ void await_partial(int* flag, int barrier_id, int thread_in_wg) {
-    if (thread_in_wg == 0) {
-        cuda::atomic_ref<int, cuda::thread_scope_device> ready(*flag);
-        SpinGuard guard;
-        while (ready.load(cuda::memory_order_acquire) == 0) guard.check("split-K partial flag");
-        ready.store(0, cuda::memory_order_relaxed);
-    }
-    named_barrier_sync(barrier_id, WARPGROUP_THREADS);
-}
-
 // Persistent tile order. The grid is a fixed set of clusters; cluster c takes cluster
 // tiles c, c + clusters, c + 2*clusters, ... A cluster tile is CLUSTER vertically
 // adjacent CTA tiles (CLUSTER*128 rows x 256 columns). Numbering them row by row would
@@ -361,6 +267,9 @@ __device__ __forceinline__ void await_partial(int* flag, int barrier_id, int thr
 template <int CLUSTER>
 __device__ __forceinline__ int2 tile_origin(int tile, int cluster_rows, int tiles_n,
                                             uint32_t rank) {
+    // EXERCISE BEGIN: where a CTA's tile lies
+    // TODO: CTA rank r of a cluster tile now takes column tile (tile_col * CLUSTER + r)
+    // of the cluster's row. Keep the grouped order (README section 2) over cluster tiles.
     constexpr int group_rows = GROUP_M_TILES / CLUSTER > 0 ? GROUP_M_TILES / CLUSTER : 1;
     const int tiles_per_group = group_rows * tiles_n;
     const int group = tile / tiles_per_group;
@@ -370,6 +279,7 @@ __device__ __forceinline__ int2 tile_origin(int tile, int cluster_rows, int tile
     const int cluster_row = first_row + in_group % rows_in_group;
     const int tile_col = in_group / rows_in_group;
     return make_int2((cluster_row * CLUSTER + static_cast<int>(rank)) * BM, tile_col * BN);
+    // EXERCISE END
 }
 
 // -------------------------------------------------------------------------------------
@@ -390,8 +300,7 @@ template <int CLUSTER>
 __global__ void __launch_bounds__(THREADS, 1)
 gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
             const __grid_constant__ CUtensorMap c_map, __nv_bfloat16* __restrict__ C, int M,
-            int N, int K, int tma_store, const Schedule sched, float* __restrict__ partials,
-            int* __restrict__ flags) {
+            int N, int K, int tma_store) {
     // ---- setup: carve shared memory, find this CTA's place, initialise the barriers -----
     extern __shared__ uint8_t smem_raw[];
     const uintptr_t smem_base = (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023};
@@ -399,12 +308,19 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 
     const int warpgroup = threadIdx.x / WARPGROUP_THREADS;
     const int thread_in_wg = threadIdx.x % WARPGROUP_THREADS;
-    // PTX special registers %cluster_ctarank and %clusterid.x (CCCL get_sreg_*).
+    // PTX special registers %cluster_ctarank, %clusterid.x, %nclusterid.x (CCCL get_sreg_*).
     const uint32_t rank = cuda::ptx::get_sreg_cluster_ctarank();
     const int cluster_id = static_cast<int>(cuda::ptx::get_sreg_clusterid_x());
+    const int clusters = static_cast<int>(cuda::ptx::get_sreg_nclusterid_x());
     const int tiles_m = (M + BM - 1) / BM;
+    // EXERCISE BEGIN: which cluster tiles there are
+    // TODO: the cluster now spans CLUSTER tiles along N (same rows of C, adjacent
+    // columns). How many cluster tiles are there? tile_origin receives these numbers.
     const int cluster_rows = (tiles_m + CLUSTER - 1) / CLUSTER;
     const int tiles_n = (N + BN - 1) / BN;
+    const int cluster_tiles = cluster_rows * tiles_n;
+    // EXERCISE END
+    const int k_blocks = (K + BK - 1) / BK;
 
     if (threadIdx.x == 0) {
         for (int stage = 0; stage < STAGES; ++stage) {
@@ -427,59 +343,37 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         if (thread_in_wg == 0) {
             int stage = 0;
             uint32_t phase = 0;
-            int fill = 0;  // k-blocks loaded so far, over all units (the timeline's numbering)
-            WorkCursor work(sched, cluster_id);
-            WorkUnit unit;
-            while (work.next_unit(sched, cluster_id, unit)) {
-                const int2 origin = tile_origin<CLUSTER>(unit.tile, cluster_rows, tiles_n, rank);
+            for (int tile = cluster_id; tile < cluster_tiles; tile += clusters) {
+                const int2 origin = tile_origin<CLUSTER>(tile, cluster_rows, tiles_n, rank);
                 const int m0 = origin.x, n0 = origin.y;
-                // Boxes wholly outside the matrix are not issued (and their bytes not
-                // expected): when M is not a multiple of CLUSTER*128 the last CTAs of a
-                // cluster may have no rows, and when N < 256 the last B slices no columns.
-                // The stale shared memory their consumers then multiply only reaches rows
-                // and columns of C that are never stored. All CTAs of a cluster share n0,
-                // so they agree on b_slices.
-                const bool a_in_bounds = m0 < M;
-                const int b_slices = min(CLUSTER, (N - n0 + B_SLICE_ROWS<CLUSTER> - 1) /
-                                                      B_SLICE_ROWS<CLUSTER>);
-                const uint32_t tx_bytes = (a_in_bounds ? A_STAGE_BYTES : 0u) +
-                                          static_cast<uint32_t>(b_slices) * B_SLICE_BYTES<CLUSTER>;
-                for (int kb = unit.kb_begin; kb < unit.kb_end; ++kb, ++fill) {
+                // EXERCISE BEGIN: what lands in this CTA's stage
+                // TODO: with the cluster along N, which boxes land in THIS CTA's stage, and
+                // how many bytes does its full barrier wait for? Which of them can be wholly
+                // outside the matrix? (The B tensor map's box is B_SLICE_ROWS<CLUSTER> rows in
+                // a cluster launch and BN without one: launch() is unchanged.)
+                (void)n0;  // the stub's loads do not use it yet
+                const uint32_t tx_bytes = A_STAGE_BYTES + CLUSTER * B_SLICE_BYTES<CLUSTER>;
+                // EXERCISE END
+                // Timeline: k-blocks are numbered by fill, across this CTA's tiles.
+                [[maybe_unused]] const int first_fill = (tile - cluster_id) / clusters * k_blocks;
+                for (int kb = 0; kb < k_blocks; ++kb) {
                     wait_barrier(&s.empty_barrier[stage], phase ^ 1u, "empty barrier");
-                    LADDER_TIMELINE_PRODUCER(LoadIssue, fill);
-                    // The FULL bytes of every box issued to this CTA, even where a box
-                    // hangs over the matrix edge: TMA writes those elements too (as zeros)
-                    // and counts them. The peers' B slices count here too.
+                    LADDER_TIMELINE_PRODUCER(LoadIssue, first_fill + kb);
+                    // EXERCISE BEGIN: who loads A and B
+                    // TODO: multicast A (every CTA of the cluster needs the same 128 rows);
+                    // B no longer (each CTA needs its own 256 rows). Who issues the A box of
+                    // k-block kb, with which mask? Spread the issuing over the cluster. This
+                    // stub loads this CTA's A only and no B: every full barrier waits for
+                    // bytes that never come, and the consumers hang.
                     arrive_expect_tx(&s.full_barrier[stage], tx_bytes);
-                    if (a_in_bounds)
-                        tma_load_2d(s.a[stage], &a_map, kb * BK, m0, &s.full_barrier[stage]);
-                    if (static_cast<int>(rank) < b_slices) {
-                        // This CTA's slice: rows [rank * BN/CLUSTER, +BN/CLUSTER) of the B box,
-                        // at the same place in every CTA's stage.
-                        const int slice_row = static_cast<int>(rank) * B_SLICE_ROWS<CLUSTER>;
-                        __nv_bfloat16* dst = &s.b[stage][slice_row * BK];
-                        if constexpr (CLUSTER == 1)
-                            tma_load_2d(dst, &b_map, kb * BK, n0, &s.full_barrier[stage]);
-                        else
-                            // EXERCISE BEGIN: the multicast mask
-                            // TODO: which CTAs of the cluster need this slice of B? Bit r
-                            // of the mask sends the box to CTA rank r. This stub sends it
-                            // to this CTA only: every full barrier then waits for bytes
-                            // that never come and the consumers hang.
-                            tma_load_2d_multicast(dst, &b_map, kb * BK, n0 + slice_row,
-                                                  &s.full_barrier[stage],
-                                                  static_cast<uint16_t>(1u << rank));
-                            // EXERCISE END
-                    }
+                    tma_load_2d(s.a[stage], &a_map, kb * BK, m0, &s.full_barrier[stage]);
+                    // EXERCISE END
                     advance<STAGES>(stage, phase);
                 }
             }
         }
         // The other 127 producer threads have nothing to do; they wait at the final
-        // cluster barrier. Warp 0 first reconverges: without clusters that barrier is
-        // the CTA's bar.sync, which every thread of a warp must reach together
-        // (compute-sanitizer --tool synccheck reports "Divergent thread(s) in block").
-        __syncwarp();
+        // cluster barrier.
     } else {
         setmaxnreg_inc<CONSUMER_REGISTERS>();
         const int consumer = warpgroup - 1;
@@ -488,58 +382,51 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         int stage = 0;
         uint32_t phase = 0;
         float acc[ACC_REGS];
-        // The descriptors of stage 0, this consumer's 64 rows of A (the top or bottom half
-        // of the A box) and B. Stage s, k16 step k is the same descriptor with its start
-        // address field (bits 0-13, address / 16) advanced by s*stage_bytes/16 + k*32/16:
-        // one add, instead of rebuilding the descriptor for every wgmma. Shared addresses
-        // stay below 2^18, so the 14-bit field cannot carry into the next one.
-        const uint32_t a_desc0 = smem_descriptor_lo(
-            static_cast<uint32_t>(__cvta_generic_to_shared(s.a[0])) + consumer * WGMMA_M * SWIZZLE_BYTES);
-        const uint32_t b_desc0 = smem_descriptor_lo(static_cast<uint32_t>(__cvta_generic_to_shared(s.b[0])));
-        int fill = 0;  // k-blocks consumed so far, over all units (the timeline's numbering)
-        WorkCursor work(sched, cluster_id);
-        WorkUnit unit;
 
-        while (work.next_unit(sched, cluster_id, unit)) {
-            const int2 origin = tile_origin<CLUSTER>(unit.tile, cluster_rows, tiles_n, rank);
+        for (int tile = cluster_id; tile < cluster_tiles; tile += clusters) {
+            const int2 origin = tile_origin<CLUSTER>(tile, cluster_rows, tiles_n, rank);
             const int m0 = origin.x, n0 = origin.y;
 
             // ---- main loop: wgmma on full stages, hand each back as soon as it is read -
+            // This consumer's 64 rows are the top or bottom half of the A box.
+            const int a_row_in_stage = consumer * WGMMA_M;
             int previous_stage = -1;
-            [[maybe_unused]] const int first_fill = fill;  // timeline
-            for (int kb = unit.kb_begin; kb < unit.kb_end; ++kb, ++fill) {
+            [[maybe_unused]] const int first_fill = (tile - cluster_id) / clusters * k_blocks;  // timeline
+            for (int kb = 0; kb < k_blocks; ++kb) {
                 wait_barrier(&s.full_barrier[stage], phase, "full barrier");
-                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, LoadArrive, fill);
-                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaStart, fill);
-                const uint32_t a_desc = a_desc0 + stage * (A_STAGE_BYTES >> 4);
-                const uint32_t b_desc = b_desc0 + stage * (B_STAGE_BYTES >> 4);
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, LoadArrive, first_fill + kb);
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaStart, first_fill + kb);
+                const uint32_t a_tile =
+                    static_cast<uint32_t>(__cvta_generic_to_shared(s.a[stage])) +
+                    a_row_in_stage * SWIZZLE_BYTES;
+                const uint32_t b_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.b[stage]));
                 wgmma_fence();
 #pragma unroll
                 for (int k = 0; k < BK / WGMMA_K; ++k) {
-                    const uint32_t k_step = k * WGMMA_K * sizeof(__nv_bfloat16) >> 4;  // 32 B
-                    const uint32_t accumulate = (kb > unit.kb_begin || k > 0) ? 1u : 0u;
-                    wgmma_m64n256k16(acc, smem_descriptor_with_lo(a_desc + k_step),
-                                     smem_descriptor_with_lo(b_desc + k_step), accumulate);
+                    const uint32_t k_bytes = k * WGMMA_K * sizeof(__nv_bfloat16);  // +32 per step
+                    const uint32_t accumulate = (kb > 0 || k > 0) ? 1u : 0u;
+                    wgmma_m64n256k16(acc, smem_descriptor(a_tile + k_bytes),
+                                     smem_descriptor(b_tile + k_bytes), accumulate);
                 }
                 wgmma_commit_group();
                 // Keep this k-block's wgmma running and wait only for the previous one:
                 // once it is done, its stage can be refilled, by every CTA of the cluster.
                 wgmma_wait_group<1>();
                 fence_accumulators(acc);
-                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > unit.kb_begin, consumer, MmaEnd,
-                                         fill - 1);
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > 0, consumer, MmaEnd,
+                                         first_fill + kb - 1);
                 if (previous_stage >= 0)
                     release_stage<CLUSTER>(&s.empty_barrier[previous_stage], thread_in_wg);
-                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > unit.kb_begin, consumer, Release,
-                                         fill - 1);
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > 0, consumer, Release,
+                                         first_fill + kb - 1);
                 previous_stage = stage;
                 advance<STAGES>(stage, phase);
             }
             wgmma_wait_group<0>();
             fence_accumulators(acc);
-            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaEnd, fill - 1);
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaEnd, first_fill + k_blocks - 1);
             release_stage<CLUSTER>(&s.empty_barrier[previous_stage], thread_in_wg);
-            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, Release, fill - 1);
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, Release, first_fill + k_blocks - 1);
             // From here on the producer is already loading the next tile into the stages
             // just released: this epilogue overlaps those loads.
 
@@ -549,43 +436,6 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             //   acc[j] -> row 16w + l/4 + 8*((j/2)%2),  col 8*(j/4) + 2*(l%4) + j%2.
             const int row0 = m0 + consumer * WGMMA_M;  // first row of this consumer's piece
             if (row0 >= M) continue;  // the whole piece is below C (uniform per warpgroup)
-
-            // ---- split-K: hand a partial tile to its owner, or collect the others' -------
-            const int cta = cluster_id * CLUSTER + static_cast<int>(rank);
-            const int barrier_id = EPILOGUE_BARRIER_ID + consumer;
-            if (unit.kb_begin > 0) {
-                // Slice 1..S-1 of a split tile: the owner finishes it. Publish and stop.
-                float4* slot = partial_slot(partials, cta, consumer);
-#pragma unroll
-                for (int q = 0; q < ACC_REGS / 4; ++q)
-                    slot[q * WARPGROUP_THREADS + thread_in_wg] =
-                        make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
-                publish_partial(&flags[cta * CONSUMER_WARPGROUPS + consumer], barrier_id, thread_in_wg);
-                continue;
-            }
-            if (unit.kb_end < sched.k_blocks) {
-                // Slice 0: the clusters after this one hold slices 1..S-1. Add them in order,
-                // eight 16-byte loads in flight per thread at a time (32 registers).
-                for (int slice = 1; slice < sched.splits; ++slice) {
-                    const int peer = (cluster_id + slice) * CLUSTER + static_cast<int>(rank);
-                    await_partial(&flags[peer * CONSUMER_WARPGROUPS + consumer], barrier_id, thread_in_wg);
-                    const float4* slot = partial_slot(partials, peer, consumer);
-#pragma unroll
-                    for (int q0 = 0; q0 < ACC_REGS / 4; q0 += 8) {
-                        float4 v[8];
-#pragma unroll
-                        for (int i = 0; i < 8; ++i)
-                            v[i] = __ldcg(&slot[(q0 + i) * WARPGROUP_THREADS + thread_in_wg]);
-#pragma unroll
-                        for (int i = 0; i < 8; ++i) {
-                            acc[4 * (q0 + i)] += v[i].x;
-                            acc[4 * (q0 + i) + 1] += v[i].y;
-                            acc[4 * (q0 + i) + 2] += v[i].z;
-                            acc[4 * (q0 + i) + 3] += v[i].w;
-                        }
-                    }
-                }
-            }
             // Timeline: each tile's epilogue keeps its own slot, under the tile's first fill.
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueStart, first_fill);
             if (tma_store) {
@@ -648,7 +498,6 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         // The last stores must be complete before the CTA's shared memory goes away.
         // PTX: cp.async.bulk.wait_group 0;
         if (thread_in_wg == 0) cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});
-        __syncwarp();
     }
 
     // DSMEM rule 2 again: the last remote arrivals on a peer's empty barriers must land
@@ -659,25 +508,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 // -------------------------------------------------------------------------------------
 // Host launch
 // -------------------------------------------------------------------------------------
-// The schedule of `tiles` (cluster) tiles of `k_blocks` on at most `max_clusters`
-// resident clusters (see Schedule). Data-parallel, the last wave takes a whole tile's
-// time; split S ways, 1/S of it plus the cost of the split. Split only where that is shorter.
-Schedule make_schedule(int tiles, int k_blocks, int max_clusters, bool split_k) {
-    Schedule s{tiles, k_blocks, tiles < max_clusters ? tiles : max_clusters, tiles, 1};
-    const int leftover = tiles % max_clusters;  // tiles of the last, partial wave
-    if (!split_k || leftover == 0) return s;
-    int splits = max_clusters / leftover;
-    if (splits > k_blocks / MIN_SPLIT_KBLOCKS) splits = k_blocks / MIN_SPLIT_KBLOCKS;
-    if (splits < 2 || (k_blocks + splits - 1) / splits + SPLIT_COST_KBLOCKS >= k_blocks) return s;
-    s.dp_tiles = tiles - leftover;
-    s.splits = splits;
-    s.clusters = s.dp_tiles > 0 ? max_clusters : leftover * splits;
-    return s;
-}
-
 template <int CLUSTER>
 cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
-                   int K, cudaStream_t stream, bool split_k) {
+                   int K, cudaStream_t stream) {
     constexpr const char* kStep = "07_clusters_multicast";
     if (cudaError_t err = check_gemm_args(kStep, A, B, C, M, N, K, NeedsArch::Sm90a);
         err != cudaSuccess)
@@ -717,45 +550,38 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
 
     // Persistent grid: as many CTAs (or clusters) as can be resident at once: one CTA per
     // SM, and a cluster's CTAs must fit in one GPC. Never more than there are tiles.
-    // The answers depend only on the device, so they are asked once per device (and
-    // shared by every host thread).
+    // The answers depend only on the device, so they are asked once per device.
     int device = 0;
     if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
         return fail(err, "%s: cudaGetDevice: %s", kStep, cudaGetErrorString(err));
-    struct Resident {
-        int ctas;      // without a cluster launch
-        int clusters;  // with clusters of CLUSTER CTAs
-    };
-    static PerDeviceCache<Resident> resident_cache;
-    Resident resident{};
-    if (cudaError_t err = resident_cache.get(device, &resident, [&](Resident* r) {
-            int sms = 0, ctas_per_sm = 0, max_clusters = 0;
-            if (cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-                err != cudaSuccess)
-                return fail(err, "%s: cudaDeviceGetAttribute: %s", kStep, cudaGetErrorString(err));
-            if (cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                    &ctas_per_sm, gemm_kernel<1>, THREADS, SMEM_BYTES);
-                err != cudaSuccess)
-                return fail(err, "%s: cudaOccupancyMaxActiveBlocksPerMultiprocessor: %s", kStep,
-                            cudaGetErrorString(err));
-            config.gridDim = dim3(CLUSTER);
-            if (cudaError_t err =
-                    cudaOccupancyMaxActiveClusters(&max_clusters, gemm_kernel<CLUSTER>, &config);
-                err != cudaSuccess)
-                return fail(err, "%s: cudaOccupancyMaxActiveClusters (cluster size %d): %s", kStep,
-                            CLUSTER, cudaGetErrorString(err));
-            if (ctas_per_sm < 1 || max_clusters < 1)
-                return fail(cudaErrorNotSupported,
-                            "%s: device %d cannot run a cluster of %d CTAs with %zu bytes of shared "
-                            "memory each",
-                            kStep, device, CLUSTER, SMEM_BYTES);
-            *r = {sms * ctas_per_sm, max_clusters};
-            return cudaSuccess;
-        });
-        err != cudaSuccess)
-        return err;
-    const int resident_ctas = resident.ctas;
-    const int resident_clusters = resident.clusters;
+    static int queried_device = -1;
+    static int resident_ctas = 0;      // without a cluster launch
+    static int resident_clusters = 0;  // with clusters of CLUSTER CTAs
+    if (queried_device != device) {
+        int sms = 0, ctas_per_sm = 0, max_clusters = 0;
+        if (cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+            err != cudaSuccess)
+            return fail(err, "%s: cudaDeviceGetAttribute: %s", kStep, cudaGetErrorString(err));
+        if (cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &ctas_per_sm, gemm_kernel<1>, THREADS, SMEM_BYTES);
+            err != cudaSuccess)
+            return fail(err, "%s: cudaOccupancyMaxActiveBlocksPerMultiprocessor: %s", kStep,
+                        cudaGetErrorString(err));
+        config.gridDim = dim3(CLUSTER);
+        if (cudaError_t err =
+                cudaOccupancyMaxActiveClusters(&max_clusters, gemm_kernel<CLUSTER>, &config);
+            err != cudaSuccess)
+            return fail(err, "%s: cudaOccupancyMaxActiveClusters (cluster size %d): %s", kStep,
+                        CLUSTER, cudaGetErrorString(err));
+        if (ctas_per_sm < 1 || max_clusters < 1)
+            return fail(cudaErrorNotSupported,
+                        "%s: device %d cannot run a cluster of %d CTAs with %zu bytes of shared "
+                        "memory each",
+                        kStep, device, CLUSTER, SMEM_BYTES);
+        resident_ctas = sms * ctas_per_sm;
+        resident_clusters = max_clusters;
+        queried_device = device;
+    }
 
     // Clusters only when there are more tiles than SMs. A cluster launch places the CTAs
     // of a cluster together in one GPC; measured, a grid smaller than the GPU then runs
@@ -787,39 +613,16 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
             return err;
     }
 
-    // Without clusters every CTA is a cluster of one (%clusterid = %ctaid), and the
-    // schedule counts CTA tiles.
-    const int k_blocks = (K + BK - 1) / BK;
-    const Schedule sched =
-        clustered ? make_schedule(cluster_tiles, k_blocks, resident_clusters, split_k)
-                  : make_schedule(static_cast<int>(tiles_m * tiles_n), k_blocks, resident_ctas, split_k);
-    float* partials = nullptr;
-    int* flags = nullptr;
-    if (sched.splits > 1) {
-        // A flag per consumer of every CTA the GPU holds, then one partial tile per CTA of
-        // this grid. The flags come first, at a place that does not depend on the problem:
-        // launch after launch on this stream reuses them (the owners lower every flag they
-        // wait for), and a partial of a larger grid must never land on them.
-        const size_t flag_bytes =
-            (static_cast<size_t>(resident_ctas) * CONSUMER_WARPGROUPS * sizeof(int) + 255) / 256 * 256;
-        const size_t ctas = static_cast<size_t>(sched.clusters) * (clustered ? CLUSTER : 1);
-        const size_t partial_bytes = ctas * CONSUMER_WARPGROUPS * PARTIAL_FLOATS * sizeof(float);
-        void* workspace = nullptr;
-        if (cudaError_t err = stream_workspace(kStep, stream, flag_bytes + partial_bytes, &workspace);
-            err != cudaSuccess)
-            return err;
-        flags = static_cast<int*>(workspace);
-        partials = reinterpret_cast<float*>(static_cast<char*>(workspace) + flag_bytes);
-    }
-
     if (!clustered) {
-        gemm_kernel<1><<<static_cast<unsigned>(sched.clusters), THREADS, SMEM_BYTES, stream>>>(
-            a_map, b_map, c_map, C, M, N, K, tma_store, sched, partials, flags);
+        const long long ctas = tiles_m * tiles_n < resident_ctas ? tiles_m * tiles_n : resident_ctas;
+        gemm_kernel<1><<<static_cast<unsigned>(ctas), THREADS, SMEM_BYTES, stream>>>(
+            a_map, b_map, c_map, C, M, N, K, tma_store);
         return check_launch(kStep);
     }
-    config.gridDim = dim3(static_cast<unsigned>(sched.clusters * CLUSTER));
+    const int clusters = cluster_tiles < resident_clusters ? cluster_tiles : resident_clusters;
+    config.gridDim = dim3(static_cast<unsigned>(clusters * CLUSTER));
     if (cudaError_t err = cudaLaunchKernelEx(&config, gemm_kernel<CLUSTER>, a_map, b_map, c_map, C,
-                                             M, N, K, tma_store, sched, partials, flags);
+                                             M, N, K, tma_store);
         err != cudaSuccess)
         return fail(err, "%s: cudaLaunchKernelEx (cluster size %d): %s", kStep, CLUSTER,
                     cudaGetErrorString(err));
@@ -828,22 +631,17 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
 
 cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
                  int K, cudaStream_t stream) {
-    return launch<2>(A, B, C, M, N, K, stream, true);
-}
-
-cudaError_t gemm_dataparallel(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C,
-                              int M, int N, int K, cudaStream_t stream) {
-    return launch<2>(A, B, C, M, N, K, stream, false);
+    return launch<2>(A, B, C, M, N, K, stream);
 }
 
 cudaError_t gemm_cluster1(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
                           int N, int K, cudaStream_t stream) {
-    return launch<1>(A, B, C, M, N, K, stream, true);
+    return launch<1>(A, B, C, M, N, K, stream);
 }
 
 cudaError_t gemm_cluster4(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
                           int N, int K, cudaStream_t stream) {
-    return launch<4>(A, B, C, M, N, K, stream, true);
+    return launch<4>(A, B, C, M, N, K, stream);
 }
 
 TileConfig tile_config() { return {BM, BN, BK, STAGES, CONSUMER_WARPGROUPS, 2, THREADS}; }

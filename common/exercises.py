@@ -25,6 +25,16 @@ to the next line containing
         exercise with the current gemm.cu directly (two-way, flagged in its report:
         review those regions). Run `check` after.
 
+Files derived the same way from a step's gemm.cu, checked and synced with the exercises:
+    tests/fixtures/exercises/solutions/<folder>.cu   the reference solution of an exercise
+        that asks for something gemm.cu does not contain (a transfer exercise): the same
+        regions as <folder>/exercise.cu, solved. The exercise build uses it in place of
+        gemm.cu with -DLADDER_EXERCISE_SOLUTIONS=ON (the instructor's "solutions pass").
+    tests/fixtures/exercises/rejected/<folder>.<what>.cu   a wrong solution that the
+        exercise check must reject (run it on a GPU with -DLADDER_STEP<N>_SOURCE=...).
+A file outside a step folder names its step folder by the part of its name before the
+first dot.
+
 A student may run `check` on their own exercise.cu: it passes as long as they only edited
 inside the regions.
 
@@ -132,12 +142,83 @@ def collapse(lines, regions):
     return out, origin
 
 
+BRACELESS_HEADER = re.compile(r"^\s*(\}\s*)?(else|(if|for|while)\s*\(.*\)|else\s+if\s*\(.*\))\s*$")
+STRING_OR_COMMENT = re.compile(r'"(\\.|[^"\\])*"|\'(\\.|[^\'\\])*\'|//.*$')
+
+
+def code_of(line):
+    return STRING_OR_COMMENT.sub("", line).strip()
+
+
+def structure_errors(lines, regions, path, what="region"):
+    """A region must hold whole statements: its braces and parentheses balance (a region
+    that cuts through a `for (...) {` header leaves the rest of the loop outside it), and it
+    must not sit right under a brace-less if/else/for/while (the first statement of the
+    region would be the branch, and a second one would silently run unconditionally)."""
+    errors = []
+    for r in regions:
+        body = [code_of(l) for l in lines[r.begin + 1:r.end]]
+        text = "".join(body)
+        for open_, close in ("{}", "()"):
+            if text.count(open_) != text.count(close):
+                errors.append(f"{r.describe(path)}: its {open_}{close} do not balance: a {what} "
+                              f"must hold whole statements and blocks (move its edges out of "
+                              f"the block or header it cuts)")
+        before = next((code_of(l) for l in reversed(lines[:r.begin]) if code_of(l)), "")
+        if BRACELESS_HEADER.match(before):
+            errors.append(f"{r.describe(path)}: it opens right under the brace-less '{before}': "
+                          f"a second statement would escape that branch; give the branch braces")
+    return errors
+
+
 def opcodes(a, b):
     return difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
 
 
+DERIVED_DIRS = ("tests/fixtures/exercises/solutions", "tests/fixtures/exercises/rejected")
+
+
 def solution_for(exercise_path):
-    return pathlib.Path(exercise_path).with_name("gemm.cu")
+    """The gemm.cu a marked file is derived from: the one next to it, else (a file outside
+    a step folder) <folder>/gemm.cu in the nearest parent folder that has it, where
+    <folder> is the file name up to its first dot."""
+    path = pathlib.Path(exercise_path)
+    here = path.with_name("gemm.cu")
+    if here.exists():
+        return here
+    folder = path.name.split(".")[0]
+    for parent in path.resolve().parents:
+        candidate = parent / folder / "gemm.cu"
+        if candidate.exists():
+            return candidate
+    return here
+
+
+def reference_solution(exercise_path):
+    """tests/fixtures/exercises/solutions/<folder>.cu for NN_<folder>/exercise.cu, or None
+    (then gemm.cu itself is the solution)."""
+    path = pathlib.Path(exercise_path).resolve()
+    candidate = path.parent.parent / DERIVED_DIRS[0] / f"{path.parent.name}.cu"
+    return candidate if candidate.exists() else None
+
+
+def check_pair(exercise_path, solution_path):
+    """An exercise and its reference solution must hold the same regions (titles, in
+    order) over the same lines of gemm.cu, so that the solution solves this exercise."""
+    gemm = read_lines(solution_for(exercise_path))
+    files = []
+    for path in (exercise_path, solution_path):
+        lines = read_lines(path)
+        regions = parse_regions(lines, path)
+        files.append(([r.title for r in regions], solution_spans(lines, regions, gemm)))
+    (ex_titles, ex_spans), (sol_titles, sol_spans) = files
+    if ex_titles != sol_titles:
+        return [f"{solution_path}: its regions {sol_titles} are not those of {exercise_path} "
+                f"{ex_titles}"]
+    if ex_spans != sol_spans:
+        return [f"{solution_path}: its regions replace other lines of gemm.cu than those of "
+                f"{exercise_path}"]
+    return []
 
 
 def check_file(exercise_path):
@@ -145,7 +226,7 @@ def check_file(exercise_path):
     exercise_path = pathlib.Path(exercise_path)
     solution_path = solution_for(exercise_path)
     if not solution_path.exists():
-        return [f"{exercise_path}: no gemm.cu next to it"]
+        return [f"{exercise_path}: no gemm.cu next to it (nor a step folder named like it)"]
     ex = read_lines(exercise_path)
     sol = read_lines(solution_path)
     for i, line in enumerate(sol):
@@ -159,8 +240,16 @@ def check_file(exercise_path):
         return [str(e)]
     if not regions:
         return [f"{exercise_path}: no '// {word} BEGIN: <title>' region"]
+    # Exercise regions must hold whole statements (a variant's may open a namespace).
+    errors = structure_errors(ex, regions, exercise_path) if word == "EXERCISE" else []
+    spans = solution_spans(ex, regions, sol) if word == "EXERCISE" else None
+    if spans is not None:
+        # The lines of gemm.cu each region replaces must be whole statements too.
+        for r, (j1, j2) in zip(regions, spans):
+            errors += structure_errors(sol[:j1] + ["// EXERCISE BEGIN: x\n"] + sol[j1:j2] +
+                                       ["// EXERCISE END\n"], [Region(r.title, j1, j2 + 1)],
+                                       solution_path, what="replaced span of gemm.cu")
     collapsed, origin = collapse(ex, regions)
-    errors = []
     for tag, i1, i2, j1, j2 in opcodes(collapsed, sol):
         if tag == "equal":
             continue
@@ -226,6 +315,18 @@ def git_show(root, rev, path):
     return out.stdout.decode("utf-8").splitlines(keepends=True)
 
 
+def git_revisions(root, rev, path, limit=30):
+    """rev, then the earlier revisions that changed `path` (newest first, at most limit)."""
+    import subprocess
+    rel = pathlib.Path(path).resolve().relative_to(pathlib.Path(root).resolve())
+    try:
+        out = subprocess.run(["git", "-C", str(root), "log", f"-n{limit}", "--format=%H", rev,
+                              "--", rel.as_posix()], capture_output=True, check=True)
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        return [rev]
+    return [rev] + out.stdout.decode().split()
+
+
 def map_boundary(codes, p):
     """Where the boundary before base line p lies in the new file, or None when lines were
     inserted exactly there or a changed hunk straddles it (ambiguous)."""
@@ -263,8 +364,19 @@ def sync_file(exercise_path, root, base_rev="HEAD", dry_run=False, base_lines=No
 
     # The base: gemm.cu at base_rev when the exercise checks clean against it (then lines
     # added next to a region since are caught), else the current gemm.cu (nothing to do).
-    base = base_lines if base_lines is not None else git_show(root, base_rev, solution_path)
-    spans = solution_spans(ex, regions, base) if base else None
+    # The base: gemm.cu at base_rev, or at the newest earlier revision that changed it,
+    # whichever the exercise checks clean against first (after a merge brought in a new
+    # gemm.cu, the exercise was made from one of those).
+    spans = None
+    if base_lines is not None:
+        base = base_lines
+        spans = solution_spans(ex, regions, base) if base else None
+    else:
+        for rev in git_revisions(root, base_rev, solution_path):
+            base = git_show(root, rev, solution_path)
+            spans = solution_spans(ex, regions, base) if base else None
+            if spans is not None:
+                break
     two_way = False
     if spans is None:
         base, spans = new, solution_spans(ex, regions, new)
@@ -320,6 +432,8 @@ def exercise_files(root, names):
         if (step / "gemm.cu").exists():
             files.append(step / "exercise.cu")
             files.extend(sorted(step.glob("gemm_*.cu")))
+    for folder in DERIVED_DIRS:
+        files.extend(sorted((root / folder).glob("*.cu")))
     return files
 
 
@@ -352,6 +466,9 @@ def main(argv=None):
             continue
         if args.command == "check":
             errors = check_file(path)
+            solution = reference_solution(path) if path.name == "exercise.cu" else None
+            if not errors and solution is not None:
+                errors = check_pair(path, solution)
             for e in errors:
                 print(e, file=sys.stderr)
             if errors:

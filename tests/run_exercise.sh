@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The ctest test exercise<N> (label exercise-N): the GPU correctness checks of one step,
 # run against whatever file the step was built from (exercise.cu in an exercise build),
+# then compute-sanitizer memcheck, racecheck and synccheck on small shapes (a solution
+# that gives the right numbers by luck of timing, or breaks a barrier rule, fails here);
 # each command under a time limit, and on failure a hint that says where to look.
 #   run_exercise.sh <step> <source file> <ladder_gpu_tests> <step executable>
 # Exit 0 pass, 1 fail, 77 (ctest: skipped) when this machine has no GPU for the step.
@@ -47,12 +49,47 @@ filter="*/0${step}_*"
 run "$gpu_tests" --gtest_filter="$filter" --gtest_brief=1
 tests_rc=$?
 
+# 3. compute-sanitizer on small shapes, once the numbers are right (a hung stub under a
+#    sanitizer would only be slower to fail). COMPUTE_SANITIZER may name the binary.
+sanitizer_failed=""
 if [ "$exe_rc" -eq 0 ] && [ "$tests_rc" -eq 0 ]; then
-  echo "PASS: exercise ${step}: step ${step} is correct on every tested shape"
-  exit 0
+  here=$(cd "$(dirname "$0")" && pwd)
+  for tool in memcheck racecheck synccheck; do
+    run "$here/run_sanitizer.sh" "$tool" "$step_exe"
+    rc=$?
+    if [ "$rc" -eq 77 ]; then
+      echo "FAIL: exercise ${step}: compute-sanitizer is needed for the whole check (it ships"
+      echo "  with the CUDA toolkit: put its bin/ on PATH or set COMPUTE_SANITIZER=/path/to/it)"
+      exit 1
+    fi
+    [ "$rc" -ne 0 ] && sanitizer_failed="$sanitizer_failed $tool"
+  done
+  if [ -z "$sanitizer_failed" ]; then
+    echo "PASS: exercise ${step}: step ${step} is correct on every tested shape, and"
+    echo "  compute-sanitizer memcheck, racecheck and synccheck find nothing"
+    exit 0
+  fi
 fi
 
 echo
+if [ -n "$sanitizer_failed" ]; then
+  echo "FAIL: exercise ${step}: the numbers are right, but compute-sanitizer objects:${sanitizer_failed}"
+  case "$sanitizer_failed" in *memcheck*)
+    echo "memcheck: an access outside an allocation (global) or outside this CTA's shared memory:"
+    echo "  its report above names the kernel, the address and the source line." ;; esac
+  case "$sanitizer_failed" in *racecheck*)
+    echo "racecheck: two accesses to the same shared-memory bytes, at least one a write, that no"
+    echo "  barrier orders: a slot released before its reads finished, a wait on the wrong parity"
+    echo "  that passed early, or a count that lets a phase complete too soon. The right answer"
+    echo "  was luck of timing. (ladder-ring models the ring protocol on the CPU.)" ;; esac
+  case "$sanitizer_failed" in *synccheck*)
+    echo "synccheck: a barrier used against its rules, e.g. \"Divergent thread(s) in block\": some"
+    echo "  threads of a warp reach a barrier that the whole warp must reach together (bar.sync,"
+    echo "  a named barrier, barrier.cluster), or a count that the threads arriving do not match."
+    [ "$step" -eq 7 ] && echo "  Step 7: README.md, \"The cluster of one\", explains the report for gemm_kernel<1>." ;; esac
+  echo "Stuck? EXERCISES.md in the step's folder."
+  exit 1
+fi
 echo "FAIL: exercise ${step} (step executable: exit ${exe_rc}, GPU tests: exit ${tests_rc})"
 if [ "$exe_rc" -eq 124 ] || [ "$tests_rc" -eq 124 ] || [ "$exe_rc" -eq 137 ] ||
    [ "$tests_rc" -eq 137 ] || grep -q "LADDER_HANG_TRAP" "$log"; then
@@ -80,9 +117,11 @@ case "$step" in
   3) echo "hint (step 3): a hang on the full barrier means its phase never completes: it needs"
      echo "  the arrivals it was initialised with AND the bytes announced by expect_tx. Count"
      echo "  who arrives per k-block, and the bytes of BOTH boxes, the full box even at an edge." ;;
-  4) echo "hint (step 4): correct for K <= 256 but not beyond means the ring's second lap is"
-     echo "  wrong: k-block kb is use kb / STAGES of its slot, and every wait must name the parity"
-     echo "  of that use, for the full AND the empty barrier. Flip the bit when the slot wraps." ;;
+  4) echo "hint (step 4): correct for K <= 256 but a hang beyond: the ring is never refilled after"
+     echo "  the prologue, or a refill waits on the wrong phase of its empty barrier. Thread 0's"
+     echo "  refill position lags the warps' by one k-block, and so does its parity. Wrong or"
+     echo "  changing values: a refill overwrote a slot still being read. Try your schedule on"
+     echo "  the CPU: edit schedule_step04 in common/ring_schedules.cpp, ./build/ladder-ring --step 4" ;;
   5) echo "hint (step 5): every value wrong but no hang: the tensor core reads the tiles in the"
      echo "  wrong layout. Check each descriptor field: the address >> 4, the stride byte offset"
      echo "  (8 rows x 128 B), the 128B swizzle mode in bits 62-63, a leading byte offset of 16." ;;
@@ -90,10 +129,12 @@ case "$step" in
      echo "  the wrong byte count. A hang on the empty barrier: its first-lap parity (a fresh"
      echo "  barrier counts its 'previous' phase, parity 1, as complete). PingPong fails alone:"
      echo "  the A rows of half 1, or the order of the fills (half * KB + kb)." ;;
-  7) echo "hint (step 7): cluster1 passes but cluster2/4 hang: a hang on the full barrier means"
-     echo "  some CTA never receives a slice of B (the multicast mask: bit r = CTA rank r); a"
-     echo "  hang on the empty barrier means a producer never hears from every consumer of the"
-     echo "  cluster (one remote arrival per CTA rank, through mapa.shared::cluster)." ;;
+  7) echo "hint (step 7): a hang on the full barrier: some CTA's stage never receives every byte"
+     echo "  its producer announced. Count what lands in each CTA per k-block (the A box, from"
+     echo "  whichever CTA issues it, and its own B rows) and the multicast mask (bit r = CTA rank"
+     echo "  r). Wrong values only for cluster2/cluster4: the tile walk (which columns rank r"
+     echo "  computes) or A boxes of the wrong rows. The CPU model checks the protocol:"
+     echo "  edit schedule_step07 in common/ring_schedules.cpp, ./build/ladder-ring --step 7 --cluster 2" ;;
 esac
 echo "Stuck? EXERCISES.md in the step's folder, then diff exercise.cu against gemm.cu."
 exit 1

@@ -15,6 +15,10 @@ if [ -z "$sanitizer" ]; then
   echo "SKIP: compute-sanitizer is not installed"
   exit 77
 fi
+if [ ! -x "$sanitizer" ] && ! command -v "$sanitizer" >/dev/null; then
+  echo "SKIP: COMPUTE_SANITIZER=$sanitizer is not an executable"
+  exit 77
+fi
 # The executable itself says whether this machine has a GPU that can run the step.
 "$exe" --check --m 1 --n 1 --k 8 --reference cpu >/dev/null 2>&1
 rc=$?

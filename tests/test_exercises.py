@@ -77,6 +77,76 @@ class Check(unittest.TestCase):
             exercises.parse_regions(nested, "f.cu")
 
 
+class Structure(unittest.TestCase):
+    """Regions hold whole statements: not part of a `for` header, not a brace-less branch."""
+
+    def errors(self, solution, exercise):
+        with tempfile.TemporaryDirectory() as d:
+            folder = pathlib.Path(d) / "01_x"
+            folder.mkdir()
+            (folder / "gemm.cu").write_text(solution)
+            (folder / "exercise.cu").write_text(exercise)
+            return exercises.check_file(folder / "exercise.cu")
+
+    def test_region_through_a_for_header_is_rejected(self):
+        exercise = EXERCISE.replace(
+            "    // EXERCISE BEGIN: the loop\n    // TODO: multiply by adding\n    int s = 0;\n"
+            "    (void)a;\n    (void)b;\n    // EXERCISE END\n",
+            "    int s = 0;\n    // EXERCISE BEGIN: the loop\n    for (int i = 0; i < a; ++i) {\n"
+            "    // EXERCISE END\n        s += b;\n    }\n")
+        solution = SOLUTION.replace("    for (int i = 0; i < a; ++i)\n        s += b;\n",
+                                    "    for (int i = 0; i < a; ++i) {\n        s += b * 1;\n    }\n")
+        errors = self.errors(solution, exercise)
+        self.assertTrue(any("do not balance" in e for e in errors), errors)
+
+    def test_region_under_a_braceless_else_is_rejected(self):
+        solution = "int f(int a) {\n    if (a)\n        return 1;\n    else\n        return 2;\n}\n"
+        exercise = ("int f(int a) {\n    if (a)\n        return 1;\n    else\n"
+                    "        // EXERCISE BEGIN: the other branch\n        return 0;\n"
+                    "        // EXERCISE END\n}\n")
+        errors = self.errors(solution, exercise)
+        self.assertTrue(any("brace-less 'else'" in e for e in errors), errors)
+
+    def test_whole_statements_are_accepted(self):
+        self.assertEqual(self.errors(SOLUTION, EXERCISE), [])
+
+
+class Derived(unittest.TestCase):
+    """Reference solutions and rejected fixtures outside the step folder."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        root = pathlib.Path(self.dir.name)
+        (root / "01_x").mkdir()
+        (root / "01_x" / "gemm.cu").write_text(SOLUTION)
+        (root / "01_x" / "exercise.cu").write_text(EXERCISE)
+        self.solutions = root / "tests" / "fixtures" / "exercises" / "solutions"
+        self.solutions.mkdir(parents=True)
+        self.root = root
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def test_a_solution_names_its_step_folder(self):
+        solution = self.solutions / "01_x.cu"
+        solution.write_text(EXERCISE.replace("// TODO: multiply by adding", "// solved: by adding"))
+        self.assertEqual(exercises.solution_for(solution).resolve(),
+                         (self.root / "01_x" / "gemm.cu").resolve())
+        self.assertEqual(exercises.check_file(solution), [])
+        self.assertEqual(exercises.reference_solution(self.root / "01_x" / "exercise.cu").resolve(),
+                         solution.resolve())
+        self.assertEqual(exercises.check_pair(self.root / "01_x" / "exercise.cu", solution), [])
+        self.assertIn(solution.resolve(),
+                      [f.resolve() for f in exercises.exercise_files(self.root, [])])
+
+    def test_a_solution_with_other_regions_is_rejected(self):
+        solution = self.solutions / "01_x.cu"
+        solution.write_text(EXERCISE.replace("BEGIN: the loop", "BEGIN: another title"))
+        errors = exercises.check_pair(self.root / "01_x" / "exercise.cu", solution)
+        self.assertEqual(len(errors), 1, errors)
+        self.assertIn("are not those of", errors[0])
+
+
 class Sync(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
@@ -197,6 +267,46 @@ class Variants(unittest.TestCase):
         self.assertIn("work(4, 5)", text)
         self.assertIn("// the same work, spelled with a multiply", text)
         self.assertIn("int s = a * b;", text)
+
+
+class SyncAfterMerge(unittest.TestCase):
+    """gemm.cu changed twice since the exercise was made (e.g. a merge brought in a second
+    change): sync finds the revision the exercise was made from in gemm.cu's history."""
+
+    def git(self, *args):
+        import subprocess
+        subprocess.run(["git", "-C", self.dir.name, *args], check=True, capture_output=True)
+
+    def test_base_found_in_history(self):
+        import shutil
+        if shutil.which("git") is None:
+            self.skipTest("git is not installed")
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+        folder = pathlib.Path(self.dir.name) / "01_x"
+        folder.mkdir()
+        self.git("init", "-q")
+        self.git("config", "user.email", "t@example.com")
+        self.git("config", "user.name", "t")
+        (folder / "gemm.cu").write_text(SOLUTION)
+        (folder / "exercise.cu").write_text(EXERCISE)
+        self.git("add", "-A")
+        self.git("commit", "-qm", "one")
+        # Two later changes of gemm.cu, one right next to the region: without the right
+        # base this is ambiguous (two-way sync refuses it).
+        (folder / "gemm.cu").write_text(SOLUTION.replace("#include <x>", "#include <y>"))
+        self.git("commit", "-qam", "two")
+        new = SOLUTION.replace("#include <x>", "#include <y>").replace(
+            "int work(int a, int b) {", "int work(int a, int b) {  // edited")
+        (folder / "gemm.cu").write_text(new)
+        self.git("commit", "-qam", "three")
+        report = exercises.sync_file(folder / "exercise.cu", self.dir.name)
+        self.assertNotIn("two-way", report[0])
+        self.assertEqual(exercises.check_file(folder / "exercise.cu"), [])
+        text = (folder / "exercise.cu").read_text()
+        self.assertIn("// edited", text)
+        self.assertIn("#include <y>", text)
+        self.assertIn("// TODO: multiply by adding", text)
 
 
 if __name__ == "__main__":
