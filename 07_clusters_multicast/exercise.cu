@@ -42,6 +42,7 @@
 //   cmake -S . -B build -G Ninja && cmake --build build --target step-7 && ./build/step-7
 // =====================================================================================
 #include <cuda.h>  // CUtensorMap (a type only; the program does not link libcuda)
+#include <cuda/atomic>
 #include <cuda/ptx>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -100,7 +101,14 @@ constexpr int C_BOX = 64;     // a TMA store box is 64x64 bf16: 128-byte rows, o
 // Grouped rasterization: tiles are walked GROUP_M_TILES rows of 128-row tiles at a time
 // (2048 rows of A), down each column of the group before moving right. See tile_origin.
 constexpr int GROUP_M_TILES = 16;
+// Split-K (see Schedule): a slice of a split tile is at least MIN_SPLIT_KBLOCKS k-blocks,
+// and a split must save more than SPLIT_COST_KBLOCKS: what writing a partial tile, the
+// owner's wait and reading it back cost, in k-blocks of wgmma time (measured on the H200
+// at 1000x1992x2056: README.md, "Every shape").
+constexpr int MIN_SPLIT_KBLOCKS = 8;
+constexpr int SPLIT_COST_KBLOCKS = 4;
 constexpr uint32_t A_STAGE_BYTES = BM * BK * sizeof(__nv_bfloat16);  // 16 KB
+constexpr uint32_t B_STAGE_BYTES = BN * BK * sizeof(__nv_bfloat16);  // 32 KB
 // Rows of the 256-row B box that one CTA of a cluster loads and multicasts.
 template <int CLUSTER>
 constexpr int B_SLICE_ROWS = BN / CLUSTER;
@@ -250,6 +258,105 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int col0, i
                                     src);
 }
 
+// The work of the persistent grid. A problem of T cluster tiles on G clusters runs
+// floor(T/G) whole waves of tiles, one tile per cluster at a time (data-parallel). The
+// L = T mod G tiles left over would keep only L clusters busy in a last wave while the
+// rest idle: 32 tiles (1024^3, or 128x8192x8192) keep 32 of 132 SMs busy, each walking
+// all of K alone. Split-K cuts each leftover tile's k-blocks into S equal slices
+// (S = floor(G/L), so that L*S <= G) and gives each slice to its own cluster: the last wave
+// takes 1/S of the time. The cluster with slice 0 owns the tile: the others write their
+// fp32 partial sums to a workspace and raise a flag; the owner waits for the flags, adds
+// the partials in slice order (a fixed order, so the bits do not change from run to run)
+// and stores C. Every cluster of the grid is resident at once, so the waits end.
+struct Schedule {
+    int tiles;     // cluster tiles of the problem
+    int k_blocks;  // k-blocks per tile
+    int clusters;  // clusters in the grid
+    int dp_tiles;  // tiles [0, dp_tiles) are data-parallel: cluster g takes g, g + clusters, ...
+    int splits;    // S: slices of each tile in [dp_tiles, tiles) (1: no split-K)
+};
+
+// One piece of work: k-blocks [kb_begin, kb_end) of cluster tile `tile`.
+struct WorkUnit {
+    int tile, kb_begin, kb_end;
+};
+
+// First k-block of slice `slice` of a split tile.
+__host__ __device__ inline int slice_begin(const Schedule& s, int slice) {
+    return static_cast<int>(static_cast<long long>(s.k_blocks) * slice / s.splits);
+}
+
+// Walks one cluster's units: its data-parallel tiles, then (at most) one slice of a split
+// tile: split unit u = g goes to cluster g. Producer and consumers each run one and so see
+// the same sequence.
+struct WorkCursor {
+    int dp_tile;     // next data-parallel tile
+    bool has_slice;  // the split unit is still to come
+
+    __device__ WorkCursor(const Schedule& s, int g)
+        : dp_tile(g), has_slice(g < (s.tiles - s.dp_tiles) * s.splits) {}
+    __device__ bool next_unit(const Schedule& s, int g, WorkUnit& u) {
+        if (dp_tile < s.dp_tiles) {
+            u = {dp_tile, 0, s.k_blocks};
+            dp_tile += s.clusters;
+            return true;
+        }
+        if (!has_slice) return false;
+        has_slice = false;
+        const int slice = g % s.splits;
+        u = {s.dp_tiles + g / s.splits, slice_begin(s, slice), slice_begin(s, slice + 1)};
+        return true;
+    }
+};
+
+// A consumer's partial tile in the workspace: 64x256 fp32, stored in the accumulators'
+// own register order (thread t's acc[4q..4q+3] at float4 q*128 + t), so that writing and
+// reading it back are both fully coalesced 16-byte accesses and no layout is involved.
+// Slot = the CTA that wrote it (it holds at most one slice) and the consumer.
+constexpr int PARTIAL_FLOATS = WGMMA_M * BN;  // 64 KB of fp32 per consumer
+__device__ __forceinline__ float4* partial_slot(float* partials, int cta, int consumer) {
+    return reinterpret_cast<float4*>(partials +
+                                     (static_cast<size_t>(cta) * CONSUMER_WARPGROUPS + consumer) *
+                                         PARTIAL_FLOATS);
+}
+
+// Publishing and collecting a partial tile across CTAs (CUDA C++ memory model; libcu++
+// cuda::atomic_ref). The writer's 128 threads store, meet at the warpgroup's named barrier,
+// and one thread raises the flag with a release store at device scope: everything the
+// warpgroup wrote before the barrier is visible to whoever acquires the flag. The reader
+// spins with acquire loads, lowers the flag again for the next launch, and releases its
+// warpgroup through the same barrier before anyone reads. Partials are read with ld.cg
+// (L2, not the SM's L1, which is not coherent with other SMs' stores).
+__device__ __forceinline__ void publish_partial(int* flag, int barrier_id, int thread_in_wg) {
+    named_barrier_sync(barrier_id, WARPGROUP_THREADS);
+    if (thread_in_wg == 0)
+        cuda::atomic_ref<int, cuda::thread_scope_device>(*flag).store(1, cuda::memory_order_release);
+}
+__device__ __forceinline__ void await_partial(int* flag, int barrier_id, int thread_in_wg) {
+    if (thread_in_wg == 0) {
+        cuda::atomic_ref<int, cuda::thread_scope_device> ready(*flag);
+        SpinGuard guard;
+        while (ready.load(cuda::memory_order_acquire) == 0) guard.check("split-K partial flag");
+        ready.store(0, cuda::memory_order_relaxed);
+    }
+    named_barrier_sync(barrier_id, WARPGROUP_THREADS);
+}
+
+// The cluster tiles of an M x N problem, as (rows, columns): a cluster tile is CLUSTER
+// vertically adjacent CTA tiles (CLUSTER*128 rows x 256 columns). The host sizes the
+// schedule with it and the kernel places tiles with it, so the two always agree.
+template <int CLUSTER>
+__host__ __device__ inline int2 cluster_tile_grid(int M, int N) {
+    // EXERCISE BEGIN: which cluster tiles there are
+    // TODO: the cluster now spans CLUSTER tiles along N (same rows of C, adjacent
+    // columns). How many rows and columns of cluster tiles are there? tile_origin
+    // receives them as (cluster_rows, tiles_n), and the host sizes the schedule with them.
+    const int tiles_m = (M + BM - 1) / BM;
+    const int tiles_n = (N + BN - 1) / BN;
+    return make_int2((tiles_m + CLUSTER - 1) / CLUSTER, tiles_n);
+    // EXERCISE END
+}
+
 // Persistent tile order. The grid is a fixed set of clusters; cluster c takes cluster
 // tiles c, c + clusters, c + 2*clusters, ... A cluster tile is CLUSTER vertically
 // adjacent CTA tiles (CLUSTER*128 rows x 256 columns). Numbering them row by row would
@@ -300,7 +407,8 @@ template <int CLUSTER>
 __global__ void __launch_bounds__(THREADS, 1)
 gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
             const __grid_constant__ CUtensorMap c_map, __nv_bfloat16* __restrict__ C, int M,
-            int N, int K, int tma_store) {
+            int N, int K, int tma_store, const Schedule sched, float* __restrict__ partials,
+            int* __restrict__ flags) {
     // ---- setup: carve shared memory, find this CTA's place, initialise the barriers -----
     extern __shared__ uint8_t smem_raw[];
     const uintptr_t smem_base = (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023};
@@ -308,19 +416,11 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 
     const int warpgroup = threadIdx.x / WARPGROUP_THREADS;
     const int thread_in_wg = threadIdx.x % WARPGROUP_THREADS;
-    // PTX special registers %cluster_ctarank, %clusterid.x, %nclusterid.x (CCCL get_sreg_*).
+    // PTX special registers %cluster_ctarank and %clusterid.x (CCCL get_sreg_*).
     const uint32_t rank = cuda::ptx::get_sreg_cluster_ctarank();
     const int cluster_id = static_cast<int>(cuda::ptx::get_sreg_clusterid_x());
-    const int clusters = static_cast<int>(cuda::ptx::get_sreg_nclusterid_x());
-    const int tiles_m = (M + BM - 1) / BM;
-    // EXERCISE BEGIN: which cluster tiles there are
-    // TODO: the cluster now spans CLUSTER tiles along N (same rows of C, adjacent
-    // columns). How many cluster tiles are there? tile_origin receives these numbers.
-    const int cluster_rows = (tiles_m + CLUSTER - 1) / CLUSTER;
-    const int tiles_n = (N + BN - 1) / BN;
-    const int cluster_tiles = cluster_rows * tiles_n;
-    // EXERCISE END
-    const int k_blocks = (K + BK - 1) / BK;
+    const int2 grid = cluster_tile_grid<CLUSTER>(M, N);
+    const int cluster_rows = grid.x, tiles_n = grid.y;
 
     if (threadIdx.x == 0) {
         for (int stage = 0; stage < STAGES; ++stage) {
@@ -343,8 +443,11 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         if (thread_in_wg == 0) {
             int stage = 0;
             uint32_t phase = 0;
-            for (int tile = cluster_id; tile < cluster_tiles; tile += clusters) {
-                const int2 origin = tile_origin<CLUSTER>(tile, cluster_rows, tiles_n, rank);
+            int fill = 0;  // k-blocks loaded so far, over all units (the timeline's numbering)
+            WorkCursor work(sched, cluster_id);
+            WorkUnit unit;
+            while (work.next_unit(sched, cluster_id, unit)) {
+                const int2 origin = tile_origin<CLUSTER>(unit.tile, cluster_rows, tiles_n, rank);
                 const int m0 = origin.x, n0 = origin.y;
                 // EXERCISE BEGIN: what lands in this CTA's stage
                 // TODO: with the cluster along N, which boxes land in THIS CTA's stage, and
@@ -354,11 +457,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 (void)n0;  // the stub's loads do not use it yet
                 const uint32_t tx_bytes = A_STAGE_BYTES + CLUSTER * B_SLICE_BYTES<CLUSTER>;
                 // EXERCISE END
-                // Timeline: k-blocks are numbered by fill, across this CTA's tiles.
-                [[maybe_unused]] const int first_fill = (tile - cluster_id) / clusters * k_blocks;
-                for (int kb = 0; kb < k_blocks; ++kb) {
+                for (int kb = unit.kb_begin; kb < unit.kb_end; ++kb, ++fill) {
                     wait_barrier(&s.empty_barrier[stage], phase ^ 1u, "empty barrier");
-                    LADDER_TIMELINE_PRODUCER(LoadIssue, first_fill + kb);
+                    LADDER_TIMELINE_PRODUCER(LoadIssue, fill);
                     // EXERCISE BEGIN: who loads A and B
                     // TODO: multicast A (every CTA of the cluster needs the same 128 rows);
                     // B no longer (each CTA needs its own 256 rows). Who issues the A box of
@@ -373,7 +474,10 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             }
         }
         // The other 127 producer threads have nothing to do; they wait at the final
-        // cluster barrier.
+        // cluster barrier. Warp 0 first reconverges: without clusters that barrier is
+        // the CTA's bar.sync, which every thread of a warp must reach together
+        // (compute-sanitizer --tool synccheck reports "Divergent thread(s) in block").
+        __syncwarp();
     } else {
         setmaxnreg_inc<CONSUMER_REGISTERS>();
         const int consumer = warpgroup - 1;
@@ -382,51 +486,58 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         int stage = 0;
         uint32_t phase = 0;
         float acc[ACC_REGS];
+        // The descriptors of stage 0, this consumer's 64 rows of A (the top or bottom half
+        // of the A box) and B. Stage s, k16 step k is the same descriptor with its start
+        // address field (bits 0-13, address / 16) advanced by s*stage_bytes/16 + k*32/16:
+        // one add, instead of rebuilding the descriptor for every wgmma. Shared addresses
+        // stay below 2^18, so the 14-bit field cannot carry into the next one.
+        const uint32_t a_desc0 = smem_descriptor_lo(
+            static_cast<uint32_t>(__cvta_generic_to_shared(s.a[0])) + consumer * WGMMA_M * SWIZZLE_BYTES);
+        const uint32_t b_desc0 = smem_descriptor_lo(static_cast<uint32_t>(__cvta_generic_to_shared(s.b[0])));
+        int fill = 0;  // k-blocks consumed so far, over all units (the timeline's numbering)
+        WorkCursor work(sched, cluster_id);
+        WorkUnit unit;
 
-        for (int tile = cluster_id; tile < cluster_tiles; tile += clusters) {
-            const int2 origin = tile_origin<CLUSTER>(tile, cluster_rows, tiles_n, rank);
+        while (work.next_unit(sched, cluster_id, unit)) {
+            const int2 origin = tile_origin<CLUSTER>(unit.tile, cluster_rows, tiles_n, rank);
             const int m0 = origin.x, n0 = origin.y;
 
             // ---- main loop: wgmma on full stages, hand each back as soon as it is read -
-            // This consumer's 64 rows are the top or bottom half of the A box.
-            const int a_row_in_stage = consumer * WGMMA_M;
             int previous_stage = -1;
-            [[maybe_unused]] const int first_fill = (tile - cluster_id) / clusters * k_blocks;  // timeline
-            for (int kb = 0; kb < k_blocks; ++kb) {
+            [[maybe_unused]] const int first_fill = fill;  // timeline
+            for (int kb = unit.kb_begin; kb < unit.kb_end; ++kb, ++fill) {
                 wait_barrier(&s.full_barrier[stage], phase, "full barrier");
-                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, LoadArrive, first_fill + kb);
-                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaStart, first_fill + kb);
-                const uint32_t a_tile =
-                    static_cast<uint32_t>(__cvta_generic_to_shared(s.a[stage])) +
-                    a_row_in_stage * SWIZZLE_BYTES;
-                const uint32_t b_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.b[stage]));
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, LoadArrive, fill);
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaStart, fill);
+                const uint32_t a_desc = a_desc0 + stage * (A_STAGE_BYTES >> 4);
+                const uint32_t b_desc = b_desc0 + stage * (B_STAGE_BYTES >> 4);
                 wgmma_fence();
 #pragma unroll
                 for (int k = 0; k < BK / WGMMA_K; ++k) {
-                    const uint32_t k_bytes = k * WGMMA_K * sizeof(__nv_bfloat16);  // +32 per step
-                    const uint32_t accumulate = (kb > 0 || k > 0) ? 1u : 0u;
-                    wgmma_m64n256k16(acc, smem_descriptor(a_tile + k_bytes),
-                                     smem_descriptor(b_tile + k_bytes), accumulate);
+                    const uint32_t k_step = k * WGMMA_K * sizeof(__nv_bfloat16) >> 4;  // 32 B
+                    const uint32_t accumulate = (kb > unit.kb_begin || k > 0) ? 1u : 0u;
+                    wgmma_m64n256k16(acc, smem_descriptor_with_lo(a_desc + k_step),
+                                     smem_descriptor_with_lo(b_desc + k_step), accumulate);
                 }
                 wgmma_commit_group();
                 // Keep this k-block's wgmma running and wait only for the previous one:
                 // once it is done, its stage can be refilled, by every CTA of the cluster.
                 wgmma_wait_group<1>();
                 fence_accumulators(acc);
-                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > 0, consumer, MmaEnd,
-                                         first_fill + kb - 1);
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > unit.kb_begin, consumer, MmaEnd,
+                                         fill - 1);
                 if (previous_stage >= 0)
                     release_stage<CLUSTER>(&s.empty_barrier[previous_stage], thread_in_wg);
-                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > 0, consumer, Release,
-                                         first_fill + kb - 1);
+                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > unit.kb_begin, consumer, Release,
+                                         fill - 1);
                 previous_stage = stage;
                 advance<STAGES>(stage, phase);
             }
             wgmma_wait_group<0>();
             fence_accumulators(acc);
-            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaEnd, first_fill + k_blocks - 1);
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaEnd, fill - 1);
             release_stage<CLUSTER>(&s.empty_barrier[previous_stage], thread_in_wg);
-            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, Release, first_fill + k_blocks - 1);
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, Release, fill - 1);
             // From here on the producer is already loading the next tile into the stages
             // just released: this epilogue overlaps those loads.
 
@@ -436,6 +547,43 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             //   acc[j] -> row 16w + l/4 + 8*((j/2)%2),  col 8*(j/4) + 2*(l%4) + j%2.
             const int row0 = m0 + consumer * WGMMA_M;  // first row of this consumer's piece
             if (row0 >= M) continue;  // the whole piece is below C (uniform per warpgroup)
+
+            // ---- split-K: hand a partial tile to its owner, or collect the others' -------
+            const int cta = cluster_id * CLUSTER + static_cast<int>(rank);
+            const int barrier_id = EPILOGUE_BARRIER_ID + consumer;
+            if (unit.kb_begin > 0) {
+                // Slice 1..S-1 of a split tile: the owner finishes it. Publish and stop.
+                float4* slot = partial_slot(partials, cta, consumer);
+#pragma unroll
+                for (int q = 0; q < ACC_REGS / 4; ++q)
+                    slot[q * WARPGROUP_THREADS + thread_in_wg] =
+                        make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
+                publish_partial(&flags[cta * CONSUMER_WARPGROUPS + consumer], barrier_id, thread_in_wg);
+                continue;
+            }
+            if (unit.kb_end < sched.k_blocks) {
+                // Slice 0: the clusters after this one hold slices 1..S-1. Add them in order,
+                // eight 16-byte loads in flight per thread at a time (32 registers).
+                for (int slice = 1; slice < sched.splits; ++slice) {
+                    const int peer = (cluster_id + slice) * CLUSTER + static_cast<int>(rank);
+                    await_partial(&flags[peer * CONSUMER_WARPGROUPS + consumer], barrier_id, thread_in_wg);
+                    const float4* slot = partial_slot(partials, peer, consumer);
+#pragma unroll
+                    for (int q0 = 0; q0 < ACC_REGS / 4; q0 += 8) {
+                        float4 v[8];
+#pragma unroll
+                        for (int i = 0; i < 8; ++i)
+                            v[i] = __ldcg(&slot[(q0 + i) * WARPGROUP_THREADS + thread_in_wg]);
+#pragma unroll
+                        for (int i = 0; i < 8; ++i) {
+                            acc[4 * (q0 + i)] += v[i].x;
+                            acc[4 * (q0 + i) + 1] += v[i].y;
+                            acc[4 * (q0 + i) + 2] += v[i].z;
+                            acc[4 * (q0 + i) + 3] += v[i].w;
+                        }
+                    }
+                }
+            }
             // Timeline: each tile's epilogue keeps its own slot, under the tile's first fill.
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueStart, first_fill);
             if (tma_store) {
@@ -498,6 +646,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         // The last stores must be complete before the CTA's shared memory goes away.
         // PTX: cp.async.bulk.wait_group 0;
         if (thread_in_wg == 0) cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});
+        __syncwarp();
     }
 
     // DSMEM rule 2 again: the last remote arrivals on a peer's empty barriers must land
@@ -508,9 +657,25 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 // -------------------------------------------------------------------------------------
 // Host launch
 // -------------------------------------------------------------------------------------
+// The schedule of `tiles` (cluster) tiles of `k_blocks` on at most `max_clusters`
+// resident clusters (see Schedule). Data-parallel, the last wave takes a whole tile's
+// time; split S ways, 1/S of it plus the cost of the split. Split only where that is shorter.
+Schedule make_schedule(int tiles, int k_blocks, int max_clusters, bool split_k) {
+    Schedule s{tiles, k_blocks, tiles < max_clusters ? tiles : max_clusters, tiles, 1};
+    const int leftover = tiles % max_clusters;  // tiles of the last, partial wave
+    if (!split_k || leftover == 0) return s;
+    int splits = max_clusters / leftover;
+    if (splits > k_blocks / MIN_SPLIT_KBLOCKS) splits = k_blocks / MIN_SPLIT_KBLOCKS;
+    if (splits < 2 || (k_blocks + splits - 1) / splits + SPLIT_COST_KBLOCKS >= k_blocks) return s;
+    s.dp_tiles = tiles - leftover;
+    s.splits = splits;
+    s.clusters = s.dp_tiles > 0 ? max_clusters : leftover * splits;
+    return s;
+}
+
 template <int CLUSTER>
 cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
-                   int K, cudaStream_t stream) {
+                   int K, cudaStream_t stream, bool split_k) {
     constexpr const char* kStep = "07_clusters_multicast";
     if (cudaError_t err = check_gemm_args(kStep, A, B, C, M, N, K, NeedsArch::Sm90a);
         err != cudaSuccess)
@@ -518,13 +683,13 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
 
     // Tile origins are int: check_gemm_args keeps M and N 2^16 below 2^31, far more than
     // (tiles + one cluster of padding) * 128 needs.
-    const long long tiles_m = (M + BM - 1) / BM;
-    const long long cluster_rows = (tiles_m + CLUSTER - 1) / CLUSTER;
-    const long long tiles_n = (N + BN - 1) / BN;
-    if (cluster_rows * tiles_n > INT_MAX / 2)
-        return fail(cudaErrorInvalidValue, "%s: %lld x %lld cluster tiles are too many", kStep,
-                    cluster_rows, tiles_n);
-    const int cluster_tiles = static_cast<int>(cluster_rows * tiles_n);
+    const int2 grid = cluster_tile_grid<CLUSTER>(M, N);
+    const int2 plain_grid = cluster_tile_grid<1>(M, N);  // CTA tiles
+    const long long cta_tiles = static_cast<long long>(plain_grid.x) * plain_grid.y;
+    if (cta_tiles > INT_MAX / 2)
+        return fail(cudaErrorInvalidValue, "%s: %d x %d tiles are too many", kStep, plain_grid.x,
+                    plain_grid.y);
+    const int cluster_tiles = grid.x * grid.y;
 
     // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
     // Both kernels may be launched: gemm_kernel<1> is the one without a cluster launch.
@@ -550,38 +715,45 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
 
     // Persistent grid: as many CTAs (or clusters) as can be resident at once: one CTA per
     // SM, and a cluster's CTAs must fit in one GPC. Never more than there are tiles.
-    // The answers depend only on the device, so they are asked once per device.
+    // The answers depend only on the device, so they are asked once per device (and
+    // shared by every host thread).
     int device = 0;
     if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
         return fail(err, "%s: cudaGetDevice: %s", kStep, cudaGetErrorString(err));
-    static int queried_device = -1;
-    static int resident_ctas = 0;      // without a cluster launch
-    static int resident_clusters = 0;  // with clusters of CLUSTER CTAs
-    if (queried_device != device) {
-        int sms = 0, ctas_per_sm = 0, max_clusters = 0;
-        if (cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-            err != cudaSuccess)
-            return fail(err, "%s: cudaDeviceGetAttribute: %s", kStep, cudaGetErrorString(err));
-        if (cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &ctas_per_sm, gemm_kernel<1>, THREADS, SMEM_BYTES);
-            err != cudaSuccess)
-            return fail(err, "%s: cudaOccupancyMaxActiveBlocksPerMultiprocessor: %s", kStep,
-                        cudaGetErrorString(err));
-        config.gridDim = dim3(CLUSTER);
-        if (cudaError_t err =
-                cudaOccupancyMaxActiveClusters(&max_clusters, gemm_kernel<CLUSTER>, &config);
-            err != cudaSuccess)
-            return fail(err, "%s: cudaOccupancyMaxActiveClusters (cluster size %d): %s", kStep,
-                        CLUSTER, cudaGetErrorString(err));
-        if (ctas_per_sm < 1 || max_clusters < 1)
-            return fail(cudaErrorNotSupported,
-                        "%s: device %d cannot run a cluster of %d CTAs with %zu bytes of shared "
-                        "memory each",
-                        kStep, device, CLUSTER, SMEM_BYTES);
-        resident_ctas = sms * ctas_per_sm;
-        resident_clusters = max_clusters;
-        queried_device = device;
-    }
+    struct Resident {
+        int ctas;      // without a cluster launch
+        int clusters;  // with clusters of CLUSTER CTAs
+    };
+    static PerDeviceCache<Resident> resident_cache;
+    Resident resident{};
+    if (cudaError_t err = resident_cache.get(device, &resident, [&](Resident* r) {
+            int sms = 0, ctas_per_sm = 0, max_clusters = 0;
+            if (cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+                err != cudaSuccess)
+                return fail(err, "%s: cudaDeviceGetAttribute: %s", kStep, cudaGetErrorString(err));
+            if (cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &ctas_per_sm, gemm_kernel<1>, THREADS, SMEM_BYTES);
+                err != cudaSuccess)
+                return fail(err, "%s: cudaOccupancyMaxActiveBlocksPerMultiprocessor: %s", kStep,
+                            cudaGetErrorString(err));
+            config.gridDim = dim3(CLUSTER);
+            if (cudaError_t err =
+                    cudaOccupancyMaxActiveClusters(&max_clusters, gemm_kernel<CLUSTER>, &config);
+                err != cudaSuccess)
+                return fail(err, "%s: cudaOccupancyMaxActiveClusters (cluster size %d): %s", kStep,
+                            CLUSTER, cudaGetErrorString(err));
+            if (ctas_per_sm < 1 || max_clusters < 1)
+                return fail(cudaErrorNotSupported,
+                            "%s: device %d cannot run a cluster of %d CTAs with %zu bytes of shared "
+                            "memory each",
+                            kStep, device, CLUSTER, SMEM_BYTES);
+            *r = {sms * ctas_per_sm, max_clusters};
+            return cudaSuccess;
+        });
+        err != cudaSuccess)
+        return err;
+    const int resident_ctas = resident.ctas;
+    const int resident_clusters = resident.clusters;
 
     // Clusters only when there are more tiles than SMs. A cluster launch places the CTAs
     // of a cluster together in one GPC; measured, a grid smaller than the GPU then runs
@@ -590,7 +762,7 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
     // SMs' shared resources instead of spread out. With fewer tiles than SMs the L2
     // traffic multicast saves was never the limit. Such problems, and cluster size 1, run
     // gemm_kernel<1> with a plain <<<>>> launch.
-    const bool clustered = CLUSTER > 1 && tiles_m * tiles_n > resident_ctas;
+    const bool clustered = CLUSTER > 1 && cta_tiles > resident_ctas;
 
     // A box: the CTA's 128 rows. B box: this CTA's slice, BN/CLUSTER of the 256 rows, or all
     // 256 without clusters. C box: 64x64, stored from 128B-swizzled shared memory.
@@ -613,16 +785,39 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
             return err;
     }
 
+    // Without clusters every CTA is a cluster of one (%clusterid = %ctaid), and the
+    // schedule counts CTA tiles.
+    const int k_blocks = (K + BK - 1) / BK;
+    const Schedule sched =
+        clustered ? make_schedule(cluster_tiles, k_blocks, resident_clusters, split_k)
+                  : make_schedule(static_cast<int>(cta_tiles), k_blocks, resident_ctas, split_k);
+    float* partials = nullptr;
+    int* flags = nullptr;
+    if (sched.splits > 1) {
+        // A flag per consumer of every CTA the GPU holds, then one partial tile per CTA of
+        // this grid. The flags come first, at a place that does not depend on the problem:
+        // launch after launch on this stream reuses them (the owners lower every flag they
+        // wait for), and a partial of a larger grid must never land on them.
+        const size_t flag_bytes =
+            (static_cast<size_t>(resident_ctas) * CONSUMER_WARPGROUPS * sizeof(int) + 255) / 256 * 256;
+        const size_t ctas = static_cast<size_t>(sched.clusters) * (clustered ? CLUSTER : 1);
+        const size_t partial_bytes = ctas * CONSUMER_WARPGROUPS * PARTIAL_FLOATS * sizeof(float);
+        void* workspace = nullptr;
+        if (cudaError_t err = stream_workspace(kStep, stream, flag_bytes + partial_bytes, &workspace);
+            err != cudaSuccess)
+            return err;
+        flags = static_cast<int*>(workspace);
+        partials = reinterpret_cast<float*>(static_cast<char*>(workspace) + flag_bytes);
+    }
+
     if (!clustered) {
-        const long long ctas = tiles_m * tiles_n < resident_ctas ? tiles_m * tiles_n : resident_ctas;
-        gemm_kernel<1><<<static_cast<unsigned>(ctas), THREADS, SMEM_BYTES, stream>>>(
-            a_map, b_map, c_map, C, M, N, K, tma_store);
+        gemm_kernel<1><<<static_cast<unsigned>(sched.clusters), THREADS, SMEM_BYTES, stream>>>(
+            a_map, b_map, c_map, C, M, N, K, tma_store, sched, partials, flags);
         return check_launch(kStep);
     }
-    const int clusters = cluster_tiles < resident_clusters ? cluster_tiles : resident_clusters;
-    config.gridDim = dim3(static_cast<unsigned>(clusters * CLUSTER));
+    config.gridDim = dim3(static_cast<unsigned>(sched.clusters * CLUSTER));
     if (cudaError_t err = cudaLaunchKernelEx(&config, gemm_kernel<CLUSTER>, a_map, b_map, c_map, C,
-                                             M, N, K, tma_store);
+                                             M, N, K, tma_store, sched, partials, flags);
         err != cudaSuccess)
         return fail(err, "%s: cudaLaunchKernelEx (cluster size %d): %s", kStep, CLUSTER,
                     cudaGetErrorString(err));
@@ -631,17 +826,22 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
 
 cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
                  int K, cudaStream_t stream) {
-    return launch<2>(A, B, C, M, N, K, stream);
+    return launch<2>(A, B, C, M, N, K, stream, true);
+}
+
+cudaError_t gemm_dataparallel(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C,
+                              int M, int N, int K, cudaStream_t stream) {
+    return launch<2>(A, B, C, M, N, K, stream, false);
 }
 
 cudaError_t gemm_cluster1(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
                           int N, int K, cudaStream_t stream) {
-    return launch<1>(A, B, C, M, N, K, stream);
+    return launch<1>(A, B, C, M, N, K, stream, true);
 }
 
 cudaError_t gemm_cluster4(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
                           int N, int K, cudaStream_t stream) {
-    return launch<4>(A, B, C, M, N, K, stream);
+    return launch<4>(A, B, C, M, N, K, stream, true);
 }
 
 TileConfig tile_config() { return {BM, BN, BK, STAGES, CONSUMER_WARPGROUPS, 2, THREADS}; }

@@ -361,6 +361,16 @@ __device__ __forceinline__ void await_partial(int* flag, int barrier_id, int thr
     named_barrier_sync(barrier_id, WARPGROUP_THREADS);
 }
 
+// The cluster tiles of an M x N problem, as (rows, columns): a cluster tile is CLUSTER
+// vertically adjacent CTA tiles (CLUSTER*128 rows x 256 columns). The host sizes the
+// schedule with it and the kernel places tiles with it, so the two always agree.
+template <int CLUSTER>
+__host__ __device__ inline int2 cluster_tile_grid(int M, int N) {
+    const int tiles_m = (M + BM - 1) / BM;
+    const int tiles_n = (N + BN - 1) / BN;
+    return make_int2((tiles_m + CLUSTER - 1) / CLUSTER, tiles_n);
+}
+
 // Persistent tile order. The grid is a fixed set of clusters; cluster c takes cluster
 // tiles c, c + clusters, c + 2*clusters, ... A cluster tile is CLUSTER vertically
 // adjacent CTA tiles (CLUSTER*128 rows x 256 columns). Numbering them row by row would
@@ -422,9 +432,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     const uint32_t rank = cooperative_groups::this_cluster().block_rank();
     // VARIANT END
     const int cluster_id = static_cast<int>(cuda::ptx::get_sreg_clusterid_x());
-    const int tiles_m = (M + BM - 1) / BM;
-    const int cluster_rows = (tiles_m + CLUSTER - 1) / CLUSTER;
-    const int tiles_n = (N + BN - 1) / BN;
+    const int2 grid = cluster_tile_grid<CLUSTER>(M, N);
+    const int cluster_rows = grid.x, tiles_n = grid.y;
 
     if (threadIdx.x == 0) {
         for (int stage = 0; stage < STAGES; ++stage) {
@@ -699,13 +708,13 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
 
     // Tile origins are int: check_gemm_args keeps M and N 2^16 below 2^31, far more than
     // (tiles + one cluster of padding) * 128 needs.
-    const long long tiles_m = (M + BM - 1) / BM;
-    const long long cluster_rows = (tiles_m + CLUSTER - 1) / CLUSTER;
-    const long long tiles_n = (N + BN - 1) / BN;
-    if (cluster_rows * tiles_n > INT_MAX / 2)
-        return fail(cudaErrorInvalidValue, "%s: %lld x %lld cluster tiles are too many", kStep,
-                    cluster_rows, tiles_n);
-    const int cluster_tiles = static_cast<int>(cluster_rows * tiles_n);
+    const int2 grid = cluster_tile_grid<CLUSTER>(M, N);
+    const int2 plain_grid = cluster_tile_grid<1>(M, N);  // CTA tiles
+    const long long cta_tiles = static_cast<long long>(plain_grid.x) * plain_grid.y;
+    if (cta_tiles > INT_MAX / 2)
+        return fail(cudaErrorInvalidValue, "%s: %d x %d tiles are too many", kStep, plain_grid.x,
+                    plain_grid.y);
+    const int cluster_tiles = grid.x * grid.y;
 
     // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
     // Both kernels may be launched: gemm_kernel<1> is the one without a cluster launch.
@@ -778,7 +787,7 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
     // SMs' shared resources instead of spread out. With fewer tiles than SMs the L2
     // traffic multicast saves was never the limit. Such problems, and cluster size 1, run
     // gemm_kernel<1> with a plain <<<>>> launch.
-    const bool clustered = CLUSTER > 1 && tiles_m * tiles_n > resident_ctas;
+    const bool clustered = CLUSTER > 1 && cta_tiles > resident_ctas;
 
     // A box: the CTA's 128 rows. B box: this CTA's slice, BN/CLUSTER of the 256 rows, or all
     // 256 without clusters. C box: 64x64, stored from 128B-swizzled shared memory.
@@ -806,7 +815,7 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
     const int k_blocks = (K + BK - 1) / BK;
     const Schedule sched =
         clustered ? make_schedule(cluster_tiles, k_blocks, resident_clusters, split_k)
-                  : make_schedule(static_cast<int>(tiles_m * tiles_n), k_blocks, resident_ctas, split_k);
+                  : make_schedule(static_cast<int>(cta_tiles), k_blocks, resident_ctas, split_k);
     float* partials = nullptr;
     int* flags = nullptr;
     if (sched.splits > 1) {
