@@ -189,6 +189,22 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
                 return false;
             }
             o.min_runs = static_cast<int>(runs);
+        } else if (arg == "--regime") {
+            const char* v = value("--regime");
+            if (v == nullptr) return false;
+            if (std::strcmp(v, "cool") != 0 && std::strcmp(v, "sustained") != 0) {
+                *error = std::string("--regime must be cool or sustained, not '") + ladder::printable(v) + "'";
+                return false;
+            }
+            o.regime = v;
+        } else if (arg == "--regime-seconds") {
+            long long seconds = 0;
+            if (!dim("--regime-seconds", &seconds)) return false;
+            if (seconds > 3600) {
+                *error = "--regime-seconds must be from 1 to 3600";
+                return false;
+            }
+            o.regime_seconds = static_cast<double>(seconds);
         } else if (arg == "--reference") {
             const char* v = value("--reference");
             if (v == nullptr) return false;
@@ -213,6 +229,11 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
         *error = "--timeline runs one shape: give it with --m/--n/--k, not --sizes";
         return false;
     }
+    if (o.regime_seconds > 0 && o.regime.empty()) {
+        *error = "--regime-seconds goes with --regime cool|sustained";
+        return false;
+    }
+    if (!o.regime.empty() && o.regime_seconds == 0) o.regime_seconds = o.regime == "cool" ? 10 : 60;
     if (one_shape) sizes = {{m ? m : 4096, n ? n : 4096, k ? k : 4096}};
     if (one_shape) o.timeline_shape = sizes.front();
     o.check_shapes = (one_shape || sizes_given) ? sizes : check_shapes();
@@ -232,13 +253,16 @@ std::string usage(const char* program) {
     return std::string("usage: ") + program +
            " [--check] [--bench] [--m M --n N --k K | --sizes default|quick|small|check|LIST]\n"
            "       [--variant NAME] [--csv FILE] [--seed S] [--runs 20..100000] [--reference cublas|cpu]\n"
-           "       [--timeline FILE]\n"
+           "       [--regime cool|sustained [--regime-seconds S]] [--timeline FILE]\n"
            "Sizes are 1.." + std::to_string(ladder::kMaxDimension) + ", K a multiple of 8; --seed is\n"
            "0..2^64-1; --reference cpu takes shapes with M*N*K <= 2^31.\n"
            "With neither --check nor --bench it does both: checks every shape against cuBLAS\n"
            "(and a float64 CPU reference on sampled elements), then times the step and cuBLAS\n"
            "side by side. Exit codes: 0 ok, 1 a check or CUDA call failed, 2 bad arguments,\n"
            "77 no GPU that can run this step.\n"
+           "--regime cool times, after S s (default 10) of idle GPU, the first 5 alternating\n"
+           "launches; --regime sustained launches back to back, alternating, for S s (default\n"
+           "60) and reports the median of the second half. Rows are named NAME@cool / NAME@sustained.\n"
            "--timeline FILE runs the --m/--n/--k shape (default 4096x4096x4096) once after a\n"
            "warm-up and writes the pipeline events of a few CTAs to FILE (CSV; plot it with\n"
            "common/plot_timeline.py). It needs a build configured with -DLADDER_TIMELINE=ON.\n";

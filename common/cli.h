@@ -39,6 +39,10 @@ struct Options {
     uint64_t seed = 0;
     int min_runs = 20;
     bool cpu_reference = false;
+    // --regime cool|sustained: time the bench shapes as a public claim would quote them
+    // (see harness.h, time_regime) instead of the default median of alternating launches.
+    std::string regime;                       // "" = the default timing
+    double regime_seconds = 0;                // --regime-seconds: idle before cool, length of sustained
     std::string timeline;                     // --timeline FILE ("" = no timeline)
     Shape timeline_shape{4096, 4096, 4096};  // the one problem --timeline runs
 };

@@ -4,9 +4,11 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <thread>
 #include <vector>
 
 namespace ladder::harness {
@@ -277,6 +279,81 @@ std::vector<Timing> time_alternating(const std::vector<std::function<cudaError_t
         cudaEventDestroy(start[i]);
         cudaEventDestroy(stop[i]);
     }
+    return timings;
+}
+
+namespace {
+
+// Median and minimum of a kind's times; `runs` how many there were.
+Timing summarize(std::vector<double> ms) {
+    Timing t;
+    std::sort(ms.begin(), ms.end());
+    const size_t n = ms.size();
+    t.runs = static_cast<int>(n);
+    t.min_ms = ms.front();
+    t.median_ms = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+    return t;
+}
+
+}  // namespace
+
+std::vector<Timing> time_regime(const std::vector<std::function<cudaError_t(int set)>>& launches,
+                                int sets, bool sustained, double seconds, cudaStream_t stream) {
+    const int kinds = static_cast<int>(launches.size());
+    auto set_of = [&](int run, int kind) { return (run + kind * sets / kinds) % sets; };
+    constexpr int kBatch = 32;  // rounds enqueued between two host synchronisations
+    std::vector<cudaEvent_t> start(static_cast<size_t>(kBatch) * kinds), stop(start.size());
+    for (size_t i = 0; i < start.size(); ++i) {
+        LADDER_CUDA(cudaEventCreate(&start[i]));
+        LADDER_CUDA(cudaEventCreate(&stop[i]));
+    }
+    // One batch of `rounds` alternating rounds, first run number `first`; appends the times.
+    std::vector<std::vector<double>> ms(kinds);
+    auto batch = [&](int first, int rounds) {
+        for (int i = 0; i < rounds; ++i)
+            for (int kind = 0; kind < kinds; ++kind) {
+                LADDER_CUDA(cudaEventRecord(start[i * kinds + kind], stream));
+                const cudaError_t err = launches[kind](set_of(first + i, kind));
+                if (err != cudaSuccess) throw Error(std::string("launch failed: ") + cudaGetErrorString(err));
+                LADDER_CUDA(cudaEventRecord(stop[i * kinds + kind], stream));
+            }
+        LADDER_CUDA(cudaStreamSynchronize(stream));
+        for (int i = 0; i < rounds; ++i)
+            for (int kind = 0; kind < kinds; ++kind) {
+                float t = 0;
+                LADDER_CUDA(cudaEventElapsedTime(&t, start[i * kinds + kind], stop[i * kinds + kind]));
+                ms[kind].push_back(t);
+            }
+    };
+    // One untimed round loads the modules and creates the handles' lazy state.
+    batch(0, 1);
+    for (auto& m : ms) m.clear();
+    if (!sustained) {
+        // Cool: nothing runs for `seconds`, then the first 5 rounds, enqueued behind a hold
+        // kernel so that the GPU, not the host, sets their pace.
+        LADDER_CUDA(cudaStreamSynchronize(stream));
+        std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+        constexpr int kRounds = 5;
+        hold_kernel<<<1, 1, 0, stream>>>(30000LL * kinds * kRounds);
+        LADDER_CUDA(cudaGetLastError());
+        batch(1, kRounds);
+    } else {
+        // Sustained: rounds back to back for `seconds` of wall time; the first half lets the
+        // clock settle under the power limit, the second half is reported.
+        const auto begin = std::chrono::steady_clock::now();
+        int run = 1;
+        while (std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count() < seconds) {
+            batch(run, kBatch);
+            run += kBatch;
+        }
+        for (auto& m : ms) m.erase(m.begin(), m.begin() + static_cast<long>(m.size() / 2));
+    }
+    for (size_t i = 0; i < start.size(); ++i) {
+        cudaEventDestroy(start[i]);
+        cudaEventDestroy(stop[i]);
+    }
+    std::vector<Timing> timings;
+    for (int kind = 0; kind < kinds; ++kind) timings.push_back(summarize(ms[kind]));
     return timings;
 }
 

@@ -148,6 +148,17 @@ std::vector<Timing> time_alternating(const std::vector<std::function<cudaError_t
                                      int sets, int min_runs, double budget_ms = 0,
                                      cudaStream_t stream = nullptr);
 
+// The two regimes a public number is quoted in, for the same alternating launches as
+// time_alternating (each launch reads another input set; the kinds alternate, so they see
+// the same clocks):
+//   cool       the GPU idles for `seconds`, then the first 5 launches of each kind are timed:
+//              a cold board at its peak clock, like a one-off measurement;
+//   sustained  the kinds run back to back for `seconds` and each reports the median of the
+//              second half: the clock the power limit settles at under sustained load.
+std::vector<Timing> time_regime(const std::vector<std::function<cudaError_t(int set)>>& launches,
+                                int sets, bool sustained, double seconds,
+                                cudaStream_t stream = nullptr);
+
 // How many timed runs time_alternating makes of each kind when one round of all kinds takes
 // round_ms: enough for ~0.3 s of GPU time, at most 500 unless min_runs asks for more, and
 // never fewer than min_runs.

@@ -156,8 +156,8 @@ constexpr double kDefaultSizeBudgetMs = 20000;
 
 // Benchmarks every runner and cuBLAS on one shape; appends CSV rows. Returns failures.
 int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t seed, int min_runs,
-                double budget_ms, Cublas& cublas, const DeviceInfo& dev,
-                std::vector<ladder::csv::Row>* rows) {
+                double budget_ms, const ladder::cli::Options& opt, Cublas& cublas,
+                const DeviceInfo& dev, std::vector<ladder::csv::Row>* rows) {
     // Enough input sets that one pass over them is 3x the L2: no launch finds its inputs cached.
     std::vector<ProblemBuffers> sets;
     // In double: M*N + N*K + M*K bytes can exceed 2^63 for sizes no GPU holds.
@@ -190,10 +190,13 @@ int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
     int failures = 0;
     for (const Runner& r : runners) {
         // The step and cuBLAS alternate launch by launch (see time_alternating).
-        const std::vector<Timing> timed = time_alternating(
-            {[&](int i) { return r.run(sets[i].A.get(), sets[i].B.get(), sets[i].C.get(), s); },
-             cublas_launch},
-            set_count, min_runs, budget_ms);
+        const std::vector<std::function<cudaError_t(int)>> launches = {
+            [&](int i) { return r.run(sets[i].A.get(), sets[i].B.get(), sets[i].C.get(), s); },
+            cublas_launch};
+        const std::vector<Timing> timed =
+            opt.regime.empty() ? time_alternating(launches, set_count, min_runs, budget_ms)
+                               : time_regime(launches, set_count, opt.regime == "sustained",
+                                             opt.regime_seconds);
         const Timing& t = timed[0];
         const Timing& base = timed[1];
         if (t.runs == 0) {
@@ -214,7 +217,7 @@ int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
         }
         ladder::csv::Row row;
         row.step = r.step.number;
-        row.name = r.label();
+        row.name = opt.regime.empty() ? r.label() : r.label() + "@" + opt.regime;
         row.M = s.M, row.N = s.N, row.K = s.K;
         row.ms = t.median_ms;
         row.tflops = flop / (t.median_ms * 1e9);
@@ -329,8 +332,8 @@ int main(int argc, char** argv) {
         if (opt.bench)
             for (size_t i = 0; i < opt.bench_shapes.size(); ++i)
                 failures += bench_shape(runners, opt.bench_shapes[i], seed + 7919 * i, opt.min_runs,
-                                        opt.bench_shapes_default ? kDefaultSizeBudgetMs : 0, cublas,
-                                        dev, &rows);
+                                        opt.bench_shapes_default ? kDefaultSizeBudgetMs : 0, opt,
+                                        cublas, dev, &rows);
         print_table(rows);
         if (!opt.timeline.empty()) {
             const Shape& s = opt.timeline_shape;

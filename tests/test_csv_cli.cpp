@@ -193,3 +193,21 @@ TEST(Cli, EchoesBadInputAsPrintableText) {
     EXPECT_FALSE(parse({"--\xc3"}, &o, &error));
     EXPECT_NE(error.find("--\\xc3"), std::string::npos) << error;
 }
+
+TEST(Cli, RegimesAndTheirDefaultLengths) {
+    cli::Options o;
+    std::string error;
+    ASSERT_TRUE(parse({"--bench", "--regime", "sustained"}, &o, &error)) << error;
+    EXPECT_EQ(o.regime, "sustained");
+    EXPECT_EQ(o.regime_seconds, 60);
+    ASSERT_TRUE(parse({"--bench", "--regime", "cool", "--regime-seconds", "5"}, &o, &error)) << error;
+    EXPECT_EQ(o.regime, "cool");
+    EXPECT_EQ(o.regime_seconds, 5);
+    ASSERT_TRUE(parse({"--bench"}, &o, &error)) << error;
+    EXPECT_TRUE(o.regime.empty());
+    EXPECT_FALSE(parse({"--regime", "warm"}, &o, &error));
+    EXPECT_NE(error.find("cool or sustained"), std::string::npos) << error;
+    EXPECT_FALSE(parse({"--regime-seconds", "30"}, &o, &error));
+    EXPECT_NE(error.find("goes with --regime"), std::string::npos) << error;
+    EXPECT_FALSE(parse({"--regime", "sustained", "--regime-seconds", "0"}, &o, &error));
+}
