@@ -103,10 +103,11 @@ constexpr int C_BOX = 64;     // a TMA store box is 64x64 bf16: 128-byte rows, o
 constexpr int GROUP_M_TILES = 16;
 // Split-K (see Schedule): a slice of a split tile is at least MIN_SPLIT_KBLOCKS k-blocks,
 // and a split must save more than SPLIT_COST_KBLOCKS: what writing a partial tile, the
-// owner's wait and reading it back cost, in k-blocks of wgmma time (measured on the H200
-// at 1000x1992x2056: README.md, "Every shape").
+// owner's wait and reading it back cost, in k-blocks of wgmma time. Measured on the H200:
+// 1000x1992x2056 split in two (17 k-blocks a slice instead of 33) ran 4% slower than not
+// split, so a split costs about 16 k-blocks there (README.md, "Every shape").
 constexpr int MIN_SPLIT_KBLOCKS = 8;
-constexpr int SPLIT_COST_KBLOCKS = 4;
+constexpr int SPLIT_COST_KBLOCKS = 16;
 constexpr uint32_t A_STAGE_BYTES = BM * BK * sizeof(__nv_bfloat16);  // 16 KB
 constexpr uint32_t B_STAGE_BYTES = BN * BK * sizeof(__nv_bfloat16);  // 32 KB
 // Rows of the 256-row B box that one CTA of a cluster loads and multicasts.

@@ -19,9 +19,15 @@ std::vector<Shape> check_shapes() {
 }
 
 std::vector<Shape> default_bench_shapes() {
-    return {{512, 512, 512},    {1024, 1024, 1024}, {2048, 2048, 2048},
-            {4096, 4096, 4096}, {8192, 8192, 8192}, {1000, 1992, 2056},
-            {8192, 4096, 4096}, {8192, 14336, 4096}, {8192, 4096, 14336}};
+    // Four families (common/plot.py draws one chart each): squares; odd sizes; skinny
+    // problems (a few tokens through a large layer, and its transpose); LLM projections
+    // with M = 8192 tokens.
+    return {{512, 512, 512},       {1024, 1024, 1024},   {2048, 2048, 2048},
+            {4096, 4096, 4096},    {6144, 6144, 6144},   {8192, 8192, 8192},
+            {1000, 1992, 2056},    {3000, 5000, 2048},   {4096, 4096, 1024},
+            {64, 4096, 4096},      {4096, 64, 4096},     {128, 8192, 8192},
+            {8192, 128, 8192},     {256, 8192, 4096},    {8192, 4096, 4096},
+            {8192, 14336, 4096},   {8192, 4096, 14336},  {8192, 28672, 8192}};
 }
 
 std::vector<Shape> quick_bench_shapes() {

@@ -49,7 +49,7 @@ struct Options {
 
 // The correctness set of the foundation issue: tiny, odd, skinny and one large shape.
 std::vector<Shape> check_shapes();
-// Squares 512..8192, an odd-sized problem, and LLM-like projections (M = 8192 tokens).
+// Squares 512..8192, odd sizes, skinny problems and LLM projections (M = 8192 tokens).
 std::vector<Shape> default_bench_shapes();
 // A few sizes that finish in seconds, for a classroom.
 std::vector<Shape> quick_bench_shapes();
