@@ -3,6 +3,10 @@
 be there, and the ones it replaced must not be.
 
     check_sass.py --cuobjdump PATH --arch sm_90a OBJECT --require HGMMA --forbid HMMA ...
+                  [--elf sm_80 --elf sm_90a --ptx sm_80]
+
+With --elf/--ptx, the object must hold exactly those GPU codes (cuobjdump --list-elf and
+--list-ptx): the architectures CMake's CUDA_ARCHITECTURES asked for, no more, no fewer.
 
 A pattern matches an instruction's opcode with its modifiers (e.g. "UTMALDG" matches
 "UTMALDG.2D", "HMMA.16816.F32.BF16" needs those modifiers). Exit 0 when every --require is
@@ -106,12 +110,24 @@ def main():
     ap.add_argument("--forbid", action="append", default=[])
     ap.add_argument("--require-near", action="append", default=[], metavar="A,B")
     ap.add_argument("--forbid-near", action="append", default=[], metavar="A,B")
+    ap.add_argument("--elf", action="append", default=[], help="an architecture the object must hold code for")
+    ap.add_argument("--ptx", action="append", default=[], help="an architecture the object must hold PTX for")
     args = ap.parse_args()
 
     cuobjdump, why_not = find_cuobjdump(args.cuobjdump)
     if cuobjdump is None:
         print(f"SKIP: {why_not}")
         return SKIP
+    ok = True
+    if args.elf or args.ptx:
+        for obj in args.object:
+            for kind, want in (("elf", args.elf), ("ptx", args.ptx)):
+                listed = subprocess.run([cuobjdump, f"--list-{kind}", obj], capture_output=True, text=True)
+                have = sorted(set(re.findall(rf"\.(sm_\w+)\.{'cubin' if kind == 'elf' else 'ptx'}\b",
+                                             listed.stdout)))
+                match = have == sorted(set(want))
+                print(f"{'ok  ' if match else 'FAIL'} {kind} {' '.join(have) or 'none'} (want {' '.join(sorted(set(want))) or 'none'})")
+                ok &= match
     text = ""
     for obj in args.object:
         out = subprocess.run([cuobjdump, "--dump-sass", "--gpu-architecture", args.arch, obj],
@@ -125,7 +141,6 @@ def main():
     if not counts:
         print(f"FAIL: no {args.arch} SASS found in {' '.join(args.object)}")
         return 1
-    ok = True
     for pattern in args.require:
         n = matching(counts, pattern)
         print(f"{'ok  ' if n else 'FAIL'} require {pattern:24s} found {n}")
