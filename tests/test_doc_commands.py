@@ -64,7 +64,13 @@ for doc in docs:
         # `flock LOCK ./build/step-4 ...`, `ncu ... ./build/step-2 ...`: the part from ./build/ on.
         exe_at = next((i for i, w in enumerate(words) if w.startswith("./build/")), None)
         if exe_at is not None:
-            name, args = words[exe_at][len("./build/"):], words[exe_at + 1:]
+            name, args = words[exe_at][len("./build/"):], []
+            for w in words[exe_at + 1:]:
+                if "$" in w:  # a shell variable of a loop (--variant $v): leave the option out
+                    if args and args[-1].startswith("--"):
+                        args.pop()
+                    continue
+                args.append(w)
             exe = os.path.join(build, name)
             if not os.access(exe, os.X_OK):
                 expect(False, where, cmd, f"{exe} does not exist: the docs name an executable the build does not make there")
