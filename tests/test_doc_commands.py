@@ -8,6 +8,8 @@
   `<other> <documented arguments> --help` must exit 0: the arguments parse and the usage prints.
 - `cmake --build build --target T` must name a target of the build (a dry run, -n).
 - `ctest --test-dir build -R NAME` must select at least one test.
+- `cmake --preset P`, `cmake --build --preset P`, `ctest --preset P` must name a preset of
+  CMakePresets.json.
 The docs say `build/`; the build folder given here stands in for it.
 """
 import glob
@@ -82,6 +84,12 @@ for doc in docs:
             target = words[words.index("--target") + 1]
             r = run(["cmake", "--build", build, "--target", target, "--", "-n"])
             expect(r.returncode == 0, where, f"target {target} exists", r.stdout + r.stderr)
+        elif "--preset" in words and words[0] in ("cmake", "ctest"):
+            preset = words[words.index("--preset") + 1]
+            lister = words[:words.index("--preset")] + ["--list-presets"]
+            r = run(lister, cwd=root)
+            expect(f'"{preset}"' in r.stdout, where, f"{' '.join(lister[:-1])} preset {preset} exists",
+                   r.stdout + r.stderr)
         elif words[:3] == ["ctest", "--test-dir", "build"] and "-R" in words:
             name = words[words.index("-R") + 1]
             r = run(["ctest", "--test-dir", build, "-N", "-R", name])
