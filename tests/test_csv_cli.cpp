@@ -60,7 +60,7 @@ TEST(Csv, AppendWritesTheHeaderOnce) {
 
 TEST(Csv, RowsSayHowToReproduceThem) {
     const std::string header = csv::header_line();
-    EXPECT_NE(header.find(",plan_limiter,seed,runs,min_ms,max_ms,commit"), std::string::npos) << header;
+    EXPECT_NE(header.find(",predicted_limiter,seed,runs,min_ms,max_ms,commit"), std::string::npos) << header;
     csv::Row r;
     r.seed = 18446744073709551615ull;
     r.runs = 37;

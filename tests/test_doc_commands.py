@@ -3,8 +3,10 @@
 
     test_doc_commands.py <repository root> <build folder>
 
-- `./build/ladder-plan ...` runs (CPU only) and must exit 0.
-- `./build/<other> ...` (the step executables, which need a GPU to do work) must exist, and
+- `./build/ladder-plan ...` and `./build/ladder-ring ...` run (CPU only) and must exit 0; a
+  choice in braces (`--step {3,4,6,7}`) is tried with its first value. `ladder-ring --fault F`
+  shows a seeded mistake being caught: it must exit 1 (the fault found), not 0 or 2 (usage).
+- `./build/<other> ...` (the executables that need a GPU to do work) must exist, and
   `<other> <documented arguments> --help` must exit 0: the arguments parse and the usage prints.
 - `cmake --build build --target T` must name a target of the build (a dry run, -n).
 - `ctest --test-dir build -R NAME` must select at least one test.
@@ -22,7 +24,9 @@ import sys
 root, build = (os.path.abspath(a) for a in sys.argv[1:3])
 docs = [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(root, "*", "EXERCISES.md")))
 
+CPU_TOOLS = ("ladder-plan", "ladder-ring")
 FENCE = re.compile(r"^```")
+CHOICE = re.compile(r"^\{([^,{}]+),[^{}]*\}$")
 SPAN = re.compile(r"`([^`\n]+)`")
 
 
@@ -37,7 +41,7 @@ def command_lines(text):
     out = []
     for line in lines:
         line = re.sub(r"\s#\s.*$", "", line).strip()
-        out += [part.strip() for part in line.split("&&") if part.strip()]
+        out += [part.strip() for part in re.split(r"&&|;", line) if part.strip()]
     return out
 
 
@@ -68,6 +72,8 @@ for doc in docs:
         if exe_at is not None:
             name, args = words[exe_at][len("./build/"):], []
             for w in words[exe_at + 1:]:
+                if CHOICE.match(w):
+                    w = CHOICE.match(w).group(1)
                 if "$" in w:  # a shell variable of a loop (--variant $v): leave the option out
                     if args and args[-1].startswith("--"):
                         args.pop()
@@ -77,9 +83,10 @@ for doc in docs:
             if not os.access(exe, os.X_OK):
                 expect(False, where, cmd, f"{exe} does not exist: the docs name an executable the build does not make there")
                 continue
-            argv = [exe] + args if name == "ladder-plan" else [exe] + args + ["--help"]
+            argv = [exe] + args if name in CPU_TOOLS else [exe] + args + ["--help"]
             r = run(argv)
-            expect(r.returncode == 0, where, " ".join(["./build/" + name] + argv[1:]), r.stdout + r.stderr)
+            want = 1 if name == "ladder-ring" and "--fault" in args else 0
+            expect(r.returncode == want, where, " ".join(["./build/" + name] + argv[1:]), r.stdout + r.stderr)
         elif words[:3] == ["cmake", "--build", "build"] and "--target" in words:
             target = words[words.index("--target") + 1]
             r = run(["cmake", "--build", build, "--target", target, "--", "-n"])
