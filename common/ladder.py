@@ -42,6 +42,9 @@ def library():
     global _lib
     if _lib is None:
         lib = ctypes.CDLL(library_path())
+        lib.ladder_gemm.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                                    ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
+        lib.ladder_gemm.restype = ctypes.c_int
         lib.ladder_gemm_variant.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p,
                                             ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                             ctypes.c_void_p]
@@ -67,7 +70,7 @@ def gemm_pointers(step, a, b, c, m, n, k, stream=0, variant=None):
     lib = library()
     rc = lib.ladder_gemm_variant(step, variant.encode() if variant else None, a, b, c, m, n, k, stream or None)
     if rc != 0:
-        message = lib.ladder_last_error().decode()
+        message = lib.ladder_last_error().decode(errors="replace")
         raise (ValueError if rc == _CUDA_ERROR_INVALID_VALUE else RuntimeError)(message)
 
 
