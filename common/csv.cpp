@@ -31,7 +31,8 @@ const std::vector<std::string>& columns() {
         "step",    "name",          "M",                 "N",      "K",
         "ms",      "tflops",        "cublas_ms",         "cublas_tflops",
         "speedup_vs_cublas",        "device",            "sm_clock_mhz",
-        "cuda",    "driver",        "date",              "predicted_tflops", "predicted_limiter"};
+        "cuda",    "driver",        "date",              "predicted_tflops", "predicted_limiter",
+        "seed",    "runs",          "min_ms",            "max_ms", "commit"};
     return names;
 }
 
@@ -48,15 +49,25 @@ std::string format_row(const Row& r) {
       << number(r.cublas_tflops, 2) << ',' << number(r.speedup_vs_cublas, 3) << ','
       << quote(r.device) << ',' << r.sm_clock_mhz << ',' << quote(r.cuda) << ','
       << quote(r.driver) << ',' << quote(r.date) << ',' << number(r.predicted_tflops, 1) << ','
-      << quote(r.predicted_limiter);
+      << quote(r.predicted_limiter) << ',' << r.seed << ',' << r.runs << ',' << number(r.min_ms, 5)
+      << ',' << number(r.max_ms, 5) << ',' << quote(r.commit);
     return s.str();
 }
 
 bool append_rows(const std::string& path, const std::vector<Row>& rows, std::string* error) {
     bool need_header = true;
     {
-        std::ifstream existing(path, std::ios::binary | std::ios::ate);
-        if (existing && existing.tellg() > 0) need_header = false;
+        std::ifstream existing(path, std::ios::binary);
+        std::string first_line;
+        if (existing && std::getline(existing, first_line)) {
+            if (first_line != header_line()) {
+                if (error)
+                    *error = path + " holds rows with other columns (written by another version): "
+                                    "write to a new file, or move this one away";
+                return false;
+            }
+            need_header = false;
+        }
     }
     std::ofstream out(path, std::ios::app);
     if (!out) {

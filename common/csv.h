@@ -23,6 +23,12 @@ struct Row {
     std::string predicted_limiter;  // what the planner says limits it
     // (results/h100/bench.csv predates the time model: its columns plan_tflops and
     // plan_limiter hold the planner's old upper bound; the Python scripts read both.)
+    // What reproduces the row: `step-N --bench --seed <seed> --m M --n N --k K` on <commit>
+    // regenerates its inputs; runs timed launches gave the median `ms`, between min and max.
+    unsigned long long seed = 0;
+    int runs = 0;
+    double min_ms = 0, max_ms = 0;
+    std::string commit;  // `git describe --always --dirty` of the build, "unknown" outside git
 };
 
 const std::vector<std::string>& columns();
@@ -33,7 +39,8 @@ std::string header_line();
 std::string format_row(const Row& row);
 
 // Appends rows to `path`, writing the header first when the file is new or empty.
-// Returns false (and sets *error) when the file cannot be written.
+// Returns false (and sets *error) when the file cannot be written, or when it holds rows
+// of other columns (an older version's CSV), which the new rows would not line up with.
 bool append_rows(const std::string& path, const std::vector<Row>& rows, std::string* error);
 
 }  // namespace ladder::csv

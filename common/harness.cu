@@ -273,6 +273,7 @@ std::vector<Timing> time_alternating(const std::vector<std::function<cudaError_t
         std::sort(ms.begin(), ms.end());
         timings[kind].runs = runs;
         timings[kind].min_ms = ms.front();
+        timings[kind].max_ms = ms.back();
         timings[kind].median_ms = runs % 2 ? ms[runs / 2] : 0.5 * (ms[runs / 2 - 1] + ms[runs / 2]);
     }
     for (size_t i = 0; i < start.size(); ++i) {

@@ -128,6 +128,7 @@ private:
 struct Timing {
     double median_ms = 0;
     double min_ms = 0;
+    double max_ms = 0;
     double estimate_ms = 0;  // one launch, from the warm-up
     int runs = 0;            // 0: not timed, because min_runs launches would exceed the budget
 };

@@ -44,29 +44,62 @@ def subtitle(rows):
     return f"{', '.join(devices)} · CUDA {', '.join(cudas)} · {when} · bf16 in, fp32 accumulate"
 
 
-def plot_sizes(rows, out):
-    # Squares in size order first, then the other shapes in order of their work.
+def is_square(s):
+    return s[0] == s[1] == s[2]
+
+
+def size_axis(rows):
+    """The x positions: the square sizes in order, then the other shapes in order of work."""
     shapes = sorted({shape(r) for r in rows},
-                    key=lambda s: (not (s[0] == s[1] == s[2]), s[0] * s[1] * s[2]))
-    x = {s: i for i, s in enumerate(shapes)}
+                    key=lambda s: (not is_square(s), s[0] * s[1] * s[2]))
+    return {s: i for i, s in enumerate(shapes)}
+
+
+def size_series(points, x):
+    """One series' {shape: TFLOP/s} as (line_x, line_y, marker_x, marker_y). Only the square
+    sizes are a line: they are one family, growing in size. A square size the series was not
+    timed on is a gap (None), never bridged. The other shapes are unrelated to each other and
+    to the squares: markers only."""
+    squares = [s for s in sorted(x, key=x.get) if is_square(s)]
+    line_x = [x[s] for s in squares]
+    line_y = [points.get(s) for s in squares]
+    others = [s for s in sorted(points, key=x.get) if not is_square(s)]
+    return line_x, line_y, [x[s] for s in others], [points[s] for s in others]
+
+
+def draw_series(ax, points, x, **style):
+    line_x, line_y, marker_x, marker_y = size_series(points, x)
+    nan = float("nan")
+    (line,) = ax.plot(line_x, [nan if y is None else y for y in line_y], marker="o", **style)
+    ax.plot(marker_x, marker_y, linestyle="none", marker=line.get_marker(), color=line.get_color(),
+            markersize=line.get_markersize())
+
+
+def plot_sizes(rows, out):
+    x = size_axis(rows)
+    shapes = sorted(x, key=x.get)
     fig, ax = plt.subplots(figsize=(11, 6))
-    by_step = defaultdict(list)
+    by_step = defaultdict(dict)
     for r in rows:
-        by_step[label(r)].append(r)
+        by_step[label(r)][shape(r)] = r["tflops"]
     for name in sorted(by_step):
-        pts = sorted(by_step[name], key=lambda r: x[shape(r)])
-        ax.plot([x[shape(r)] for r in pts], [r["tflops"] for r in pts], marker="o", label=name)
+        draw_series(ax, by_step[name], x, label=name)
     # cuBLAS was timed in every step's process: show the median of those measurements.
     cublas = defaultdict(list)
     for r in rows:
         cublas[shape(r)].append(r["cublas_tflops"])
-    ax.plot([x[s] for s in shapes], [statistics.median(cublas[s]) for s in shapes], "k--",
-            marker="s", linewidth=2, label="cuBLAS (median of its runs)")
+    draw_series(ax, {s: statistics.median(v) for s, v in cublas.items()}, x, color="k",
+                linestyle="--", linewidth=2, label="cuBLAS (median of its runs)")
+    squares = sum(1 for s in shapes if is_square(s))
+    if 0 < squares < len(shapes):
+        ax.axvline(squares - 0.5, color="grey", linewidth=1)
+        ax.text(squares - 0.45, 1.0, "other shapes: markers only", transform=ax.get_xaxis_transform(),
+                va="top", fontsize=8, color="grey")
     ax.set_xticks(range(len(shapes)))
     ax.set_xticklabels([shape_text(s) for s in shapes], rotation=30, ha="right")
     ax.set_yscale("log")
     ax.set_ylabel("TFLOP/s (log scale)")
-    ax.set_xlabel("problem M×N×K")
+    ax.set_xlabel("problem M×N×K (squares joined by lines; a gap: not timed)")
     ax.set_title("bf16 GEMM C = A·Bᵀ: every step of the ladder vs cuBLAS\n" + subtitle(rows), fontsize=11)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
@@ -75,6 +108,33 @@ def plot_sizes(rows, out):
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+
+
+def significant(value):
+    """A number that never reads as 0: whole numbers from 10 on, else two significant digits."""
+    return f"{value:.0f}" if value >= 10 else f"{value:.2g}"
+
+
+def bar_text(tflops, speedup):
+    speed = f"{speedup:.2f}" if speedup >= 0.1 else significant(speedup)
+    return f"{significant(tflops)}\n{speed}× cuBLAS"
+
+
+LABEL_HEIGHT = 0.12  # a two-line label at fontsize 8, as a fraction of the y range (6 in tall)
+
+
+def bar_label_place(height, cublas, ymax):
+    """Where a bar's label goes: (y of its bottom edge, inside the bar?). Tall bars carry it
+    inside at their base, short ones above their top, moved above the cuBLAS line when it
+    would cross it."""
+    label = LABEL_HEIGHT * ymax
+    base = 0.02 * ymax
+    if height >= 2 * label and not base <= cublas <= base + label:
+        return base, True
+    y = height + 0.01 * ymax
+    if y <= cublas <= y + label:
+        y = cublas + 0.01 * ymax
+    return y, False
 
 
 def plot_ladder(rows, out, size=4096):
@@ -87,14 +147,19 @@ def plot_ladder(rows, out, size=4096):
     names = [label(r) for r in at]
     bars = ax.bar(range(len(at)), [r["tflops"] for r in at], color="tab:blue")
     ax.axhline(cublas, color="k", linestyle="--", label=f"cuBLAS {cublas:.0f} TFLOP/s (median of its runs)")
+    ymax = max(max(r["tflops"] for r in at), cublas) * 1.2
     for bar, r in zip(bars, at):
-        ax.annotate(f"{r['tflops']:.0f}\n{r['speedup_vs_cublas']:.2f}× cuBLAS",
-                    (bar.get_x() + bar.get_width() / 2, bar.get_height()),
-                    ha="center", va="bottom", fontsize=8)
+        y, inside = bar_label_place(r["tflops"], cublas, ymax)
+        # The ratio from the row's TFLOP/s columns: the speed-up column's 3 decimals round
+        # step 01 to 0.001.
+        speedup = r["tflops"] / r["cublas_tflops"] if r["cublas_tflops"] > 0 else r["speedup_vs_cublas"]
+        ax.annotate(bar_text(r["tflops"], speedup),
+                    (bar.get_x() + bar.get_width() / 2, y), ha="center", va="bottom", fontsize=8,
+                    color="white" if inside else "black")
     ax.set_xticks(range(len(at)))
     ax.set_xticklabels(names, rotation=20, ha="right")
     ax.set_ylabel("TFLOP/s")
-    ax.set_ylim(0, max(max(r["tflops"] for r in at), cublas) * 1.2)
+    ax.set_ylim(0, ymax)
     ax.set_title(f"The ladder at {size}³ (speed vs cuBLAS timed in the same process)\n" + subtitle(at),
                  fontsize=11)
     ax.legend(loc="upper left")

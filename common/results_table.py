@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """Writes the measured numbers into the docs, from the benchmark CSV and nothing else.
 
-    python3 common/results_table.py --csv results/h100/bench.csv
+    python3 common/results_table.py --csv results/h100/bench.csv           # rewrite the docs
+    python3 common/results_table.py --csv results/h100/bench.csv --check   # only compare
 
 Rewrites, between their markers, the results table of README.md (<!-- results-table -->),
 the table of each step's README.md (<!-- step-numbers -->), and the "// Measured" lines in
-the header of each step's gemm.cu. Run it after committing a new bench.csv, so that every
-number in the docs is one that run measured.
+the header of each step's gemm.cu, and prints a diff of every file it changes. Run it after
+committing a new bench.csv, so that every number in the docs is one that run measured.
+The docs link the CSV's folder (results/h100 for results/h100/bench.csv; --results-dir to
+name another). --check writes nothing and exits 1 when a file differs from what it would
+write (a CPU test runs it on the committed results).
 """
 import argparse
+import difflib
 import math
 import os
 import re
@@ -75,13 +80,13 @@ def planner_cell(r, with_limiter=False):
     return f"{text} ({r['predicted_limiter']})" if with_limiter else text
 
 
-def main_table(rows):
+def main_table(rows, folder):
     by = index(rows)
     cube4, cube8 = (4096,) * 3, (8192,) * 3
     lines = [
         f"Measured on {provenance(rows)}: TFLOP/s, and in brackets the speed relative to cuBLAS "
-        "timed in the same process on the same inputs (`results/h100/bench.csv`; plots in "
-        "`results/h100/`).",
+        f"timed in the same process on the same inputs (`{folder}/bench.csv`; plots in "
+        f"`{folder}/`).",
         "",
         f"| step | 4096³ | 8192³ | 1000×1992×2056 | LLM shapes, geomean × cuBLAS | {planner_heading(rows)} at 4096³ |",
         "|---|---|---|---|---|---|",
@@ -97,17 +102,17 @@ def main_table(rows):
         lines += ["", f"cuBLAS at 4096³ measured {cub[0]:.0f} to {cub[-1]:.0f} TFLOP/s across the "
                   f"{len(cub)} processes (median {cub[len(cub) // 2]:.0f}). LLM shapes: M = 8192 tokens "
                   "with N×K = 4096×4096, 14336×4096 and 4096×14336."]
-    lines += ["", "![every step vs cuBLAS over the sizes](results/h100/tflops_vs_size.png)",
-              "", "![the ladder at 4096³](results/h100/ladder_4096.png)"]
+    lines += ["", f"![every step vs cuBLAS over the sizes]({folder}/tflops_vs_size.png)",
+              "", f"![the ladder at 4096³]({folder}/ladder_4096.png)"]
     return "\n".join(lines)
 
 
-def step_table(rows, step):
+def step_table(rows, step, folder):
     mine = [r for r in rows if r["step"] == step]
     if not mine:
         return None
     lines = [f"Measured on {provenance(mine)}, cuBLAS timed in the same process on the same inputs "
-             "(rows of `results/h100/bench.csv`):", "",
+             f"(rows of `{folder}/bench.csv`):", "",
              f"| M×N×K | schedule | ms | TFLOP/s | cuBLAS TFLOP/s | × cuBLAS | {planner_heading(mine)} | SM MHz |",
              "|---|---|---|---|---|---|---|---|"]
     for r in mine:
@@ -124,7 +129,7 @@ def step_table(rows, step):
     return "\n".join(lines)
 
 
-def header_lines(rows, step):
+def header_lines(rows, step, folder):
     by = index([r for r in rows if r["step"] == step])
     if not by:
         return None
@@ -141,7 +146,7 @@ def header_lines(rows, step):
     dev = first["device"]
     return ([f"// Measured ({dev}, CUDA {first['cuda']}, {first['date']}; {name}):"] +
             [f"//   {part}" for part in parts] +
-            ["//   Every size and schedule: README.md in this folder, results/h100/bench.csv."])
+            [f"//   Every size and schedule: README.md in this folder, {folder}/bench.csv."])
 
 
 def replace_between(text, begin, end, body, path):
@@ -162,32 +167,57 @@ def replace_measured_header(text, lines, path):
     sys.exit(f"results_table.py: {path} has no '// Measured' header line")
 
 
-def write_if_changed(path, text):
+def update(path, text, check):
+    """Writes `text` to `path` when it differs (or, with check, only reports it), printing the
+    diff. Returns True when the file differs."""
     old = open(path).read()
-    if old != text:
+    if old == text:
+        return False
+    name = os.path.relpath(path, ROOT)
+    sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), text.splitlines(True),
+                                               f"a/{name}", f"b/{name}"))
+    if check:
+        print(f"differs: {name}")
+    else:
         open(path, "w").write(text)
-        print(f"updated {os.path.relpath(path, ROOT)}")
+        print(f"updated {name}")
+    return True
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--csv", default=os.path.join(ROOT, "results", "h100", "bench.csv"))
+    ap.add_argument("--csv", required=True, help="the benchmark CSV, e.g. results/h100/bench.csv")
+    ap.add_argument("--results-dir", help="the folder the docs link, relative to the repository "
+                                          "root (default: the CSV's folder)")
+    ap.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file differs")
     args = ap.parse_args()
+    folder = args.results_dir or os.path.relpath(os.path.dirname(os.path.abspath(args.csv)), ROOT)
+    if folder.startswith("..") or not os.path.isdir(os.path.join(ROOT, folder)):
+        sys.exit(f"results_table.py: {folder} is not a folder of the repository: the docs link the "
+                 "CSV and its plots there (commit them under results/<gpu>/, or give --results-dir)")
+    folder = folder.replace(os.sep, "/")
     rows = load(args.csv)
     readme = os.path.join(ROOT, "README.md")
-    write_if_changed(readme, replace_between(open(readme).read(), "<!-- results-table -->",
-                                             "<!-- /results-table -->", main_table(rows), readme))
-    for folder in sorted(d for d in os.listdir(ROOT) if re.match(r"0\d_", d)):
-        step = int(folder[:2])
-        table = step_table(rows, step)
+    differ = update(readme, replace_between(open(readme).read(), "<!-- results-table -->",
+                                            "<!-- /results-table -->", main_table(rows, folder), readme),
+                    args.check)
+    for step_folder in sorted(d for d in os.listdir(ROOT) if re.match(r"0\d_", d)):
+        step = int(step_folder[:2])
+        table = step_table(rows, step, folder)
         if table is None:
-            print(f"no rows for step {step}: {folder} left as it is")
+            print(f"no rows for step {step}: {step_folder} left as it is")
             continue
-        path = os.path.join(ROOT, folder, "README.md")
-        write_if_changed(path, replace_between(open(path).read(), "<!-- step-numbers -->",
-                                               "<!-- /step-numbers -->", table, path))
-        path = os.path.join(ROOT, folder, "gemm.cu")
-        write_if_changed(path, replace_measured_header(open(path).read(), header_lines(rows, step), path))
+        path = os.path.join(ROOT, step_folder, "README.md")
+        differ |= update(path, replace_between(open(path).read(), "<!-- step-numbers -->",
+                                               "<!-- /step-numbers -->", table, path), args.check)
+        path = os.path.join(ROOT, step_folder, "gemm.cu")
+        differ |= update(path, replace_measured_header(open(path).read(), header_lines(rows, step, folder),
+                                                       path), args.check)
+    if args.check and differ:
+        sys.exit(f"results_table.py --check: the docs differ from {args.csv} (diff above): run it "
+                 "without --check to write them")
+    if args.check:
+        print(f"ok: the docs match {args.csv}")
 
 
 if __name__ == "__main__":

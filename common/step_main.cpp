@@ -21,6 +21,9 @@
 #ifndef LADDER_STEP
 #error "compile with -DLADDER_STEP=<step number>"
 #endif
+#ifndef LADDER_GIT_COMMIT
+#define LADDER_GIT_COMMIT "unknown"
+#endif
 
 namespace {
 
@@ -229,6 +232,11 @@ int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
         row.cuda = dev.cuda;
         row.driver = dev.driver;
         row.date = today();
+        row.seed = seed;
+        row.runs = t.runs;
+        row.min_ms = t.min_ms;
+        row.max_ms = t.max_ms;
+        row.commit = LADDER_GIT_COMMIT;
         ladder::plan_for(r.step, r.variant.name, dev, s, &row.predicted_tflops, &row.predicted_limiter);
         std::printf("bench %-28s %-20s %9.4f ms %7.1f TFLOP/s | cuBLAS %9.4f ms %7.1f TFLOP/s | %5.2fx"
                     " | %d runs, %d input sets, SM %d MHz\n",

@@ -3,10 +3,17 @@
 be there, and the ones it replaced must not be.
 
     check_sass.py --cuobjdump PATH --arch sm_90a OBJECT --require HGMMA --forbid HMMA ...
+                  [--elf sm_80 --elf sm_90a --ptx sm_80]
+
+With --elf/--ptx, the object must hold exactly those GPU codes (cuobjdump --list-elf and
+--list-ptx): the architectures CMake's CUDA_ARCHITECTURES asked for, no more, no fewer.
 
 A pattern matches an instruction's opcode with its modifiers (e.g. "UTMALDG" matches
 "UTMALDG.2D", "HMMA.16816.F32.BF16" needs those modifiers). Exit 0 when every --require is
-found and no --forbid is, 1 otherwise (with the counts), 2 when cuobjdump cannot be run.
+found and no --forbid is, 1 otherwise (with the counts), 2 when cuobjdump fails on an
+object, 77 (ctest: skipped, with the reason) when there is no cuobjdump to run: a missing tool
+is not a wrong kernel. cuobjdump is looked for at --cuobjdump, then on PATH, then in the bin/
+of the pip wheel nvidia-cuda-cuobjdump (site-packages/nvidia/cu13/bin or cu12/bin).
 
 --require-near A,B (--forbid-near A,B): some (no) instruction matching B follows one
 matching A within NEAR instructions of the same kernel, e.g. a memory barrier right before
@@ -14,9 +21,13 @@ an mbarrier arrive: what a stronger memory-order qualifier compiles to.
 """
 import argparse
 import collections
+import os
 import re
+import shutil
 import subprocess
 import sys
+
+SKIP = 77
 
 OPCODE = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Za-z0-9_.]*)")
 
@@ -63,29 +74,66 @@ def near_pairs(sass_text, first, then):
     return found
 
 
+def wheel_bins():
+    """The bin/ folders of NVIDIA's pip wheels (nvidia-cuda-cuobjdump and friends)."""
+    try:
+        import nvidia  # a namespace package: no __file__, only __path__
+    except ImportError:
+        return []
+    return [os.path.join(root, cu, "bin") for root in nvidia.__path__ for cu in ("cu13", "cu12")]
+
+
+def find_cuobjdump(given):
+    """The cuobjdump to run and None, or None and why none was found."""
+    if given and os.path.sep in given:
+        if os.access(given, os.X_OK):
+            return given, None
+        return None, f"cuobjdump not found at {given} (LADDER_CUOBJDUMP)"
+    found = shutil.which(given or "cuobjdump")
+    for folder in [] if found else wheel_bins():
+        if os.access(os.path.join(folder, "cuobjdump"), os.X_OK):
+            found = os.path.join(folder, "cuobjdump")
+            break
+    if found:
+        return found, None
+    return None, ("cuobjdump not found on PATH nor in a pip wheel: install the toolkit's "
+                  "cuobjdump, or `pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm`, "
+                  "or configure with -DLADDER_CUOBJDUMP=/path/to/cuobjdump")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("object", nargs="+")
-    ap.add_argument("--cuobjdump", default="cuobjdump")
+    ap.add_argument("--cuobjdump", default="", help="path or name (default: search, see above)")
     ap.add_argument("--arch", default="sm_90a")
     ap.add_argument("--require", action="append", default=[])
     ap.add_argument("--forbid", action="append", default=[])
     ap.add_argument("--require-near", action="append", default=[], metavar="A,B")
     ap.add_argument("--forbid-near", action="append", default=[], metavar="A,B")
+    ap.add_argument("--elf", action="append", default=[], help="an architecture the object must hold code for")
+    ap.add_argument("--ptx", action="append", default=[], help="an architecture the object must hold PTX for")
     args = ap.parse_args()
 
+    cuobjdump, why_not = find_cuobjdump(args.cuobjdump)
+    if cuobjdump is None:
+        print(f"SKIP: {why_not}")
+        return SKIP
+    ok = True
+    if args.elf or args.ptx:
+        for obj in args.object:
+            for kind, want in (("elf", args.elf), ("ptx", args.ptx)):
+                listed = subprocess.run([cuobjdump, f"--list-{kind}", obj], capture_output=True, text=True)
+                have = sorted(set(re.findall(rf"\.(sm_\w+)\.{'cubin' if kind == 'elf' else 'ptx'}\b",
+                                             listed.stdout)))
+                match = have == sorted(set(want))
+                print(f"{'ok  ' if match else 'FAIL'} {kind} {' '.join(have) or 'none'} (want {' '.join(sorted(set(want))) or 'none'})")
+                ok &= match
     text = ""
     for obj in args.object:
-        try:
-            out = subprocess.run([args.cuobjdump, "--dump-sass", "--gpu-architecture", args.arch, obj],
-                                 capture_output=True, text=True, check=False)
-        except FileNotFoundError:
-            print(f"FAIL: cuobjdump not found at '{args.cuobjdump}'. Install the CUDA toolkit's "
-                  "cuobjdump and nvdisasm (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm) "
-                  "and re-run cmake so it finds them.")
-            return 2
+        out = subprocess.run([cuobjdump, "--dump-sass", "--gpu-architecture", args.arch, obj],
+                             capture_output=True, text=True, check=False)
         if out.returncode != 0:
-            print(f"FAIL: {args.cuobjdump} --dump-sass {obj} exited {out.returncode}:\n{out.stderr}")
+            print(f"FAIL: {cuobjdump} --dump-sass {obj} exited {out.returncode}:\n{out.stderr}")
             return 2
         text += out.stdout
 
@@ -93,7 +141,6 @@ def main():
     if not counts:
         print(f"FAIL: no {args.arch} SASS found in {' '.join(args.object)}")
         return 1
-    ok = True
     for pattern in args.require:
         n = matching(counts, pattern)
         print(f"{'ok  ' if n else 'FAIL'} require {pattern:24s} found {n}")

@@ -5,7 +5,8 @@
 # that gives the right numbers by luck of timing, or breaks a barrier rule, fails here);
 # each command under a time limit, and on failure a hint that says where to look.
 #   run_exercise.sh <step> <source file> <ladder_gpu_tests> <step executable>
-# Exit 0 pass, 1 fail, 77 (ctest: skipped) when this machine has no GPU for the step.
+# Exit 0 pass (printing "PASS: exercise <step>"), 1 fail, also when this machine has no GPU
+# for the step: an exercise that was not checked must not read as passed.
 # LADDER_EXERCISE_TIMEOUT (seconds per command, default 60) bounds a hang; with
 # LADDER_GPU_LOCK=<file> every command first takes that lock (flock), so that a class
 # sharing one GPU runs its checks one at a time.
@@ -37,8 +38,11 @@ run() {
 run "$step_exe" --check --sizes small
 exe_rc=$?
 if [ "$exe_rc" -eq 77 ]; then
-  echo "SKIP: no GPU here that can run step ${step}"
-  exit 77
+  # Not a skip: a skipped exercise would read as "100% tests passed" although nothing was
+  # checked. The student runs it again on a machine with a GPU that can run the step.
+  echo "FAIL: exercise ${step} was NOT checked: no GPU here that can run step ${step} (see the"
+  echo "  SKIP line above); run the exercise build on the GPU machine"
+  exit 1
 fi
 
 # 2. The GoogleTest cases of this step: the check shapes, shapes that stress its pipeline

@@ -58,6 +58,34 @@ TEST(Csv, AppendWritesTheHeaderOnce) {
     EXPECT_EQ(headers, 1);
 }
 
+TEST(Csv, RowsSayHowToReproduceThem) {
+    const std::string header = csv::header_line();
+    EXPECT_NE(header.find(",predicted_limiter,seed,runs,min_ms,max_ms,commit"), std::string::npos) << header;
+    csv::Row r;
+    r.seed = 18446744073709551615ull;
+    r.runs = 37;
+    r.min_ms = 0.125;
+    r.max_ms = 0.5;
+    r.commit = "abc1234-dirty";
+    const std::string line = csv::format_row(r);
+    EXPECT_NE(line.find(",18446744073709551615,37,0.12500,0.50000,abc1234-dirty"), std::string::npos) << line;
+}
+
+TEST(Csv, RefusesToAppendToAFileOfOtherColumns) {
+    char path[] = "/tmp/ladder_csv_testXXXXXX";
+    int fd = mkstemp(path);
+    ASSERT_GE(fd, 0);
+    close(fd);
+    {
+        std::ofstream old(path);
+        old << "step,name,M,N,K,ms\n1,naive,1,1,8,0.1\n";
+    }
+    std::string error;
+    EXPECT_FALSE(csv::append_rows(path, {csv::Row{}}, &error));
+    EXPECT_NE(error.find("other columns"), std::string::npos) << error;
+    std::remove(path);
+}
+
 TEST(Csv, ReportsAnUnwritablePath) {
     std::string error;
     EXPECT_FALSE(csv::append_rows("/nonexistent-dir/x.csv", {csv::Row{}}, &error));

@@ -4,18 +4,15 @@ bad input comes back as an error code with a message (no GPU is needed for this 
 
     test_ctypes.py /path/to/libladder.so
 """
-import ctypes
+import os
 import sys
 
-lib = ctypes.CDLL(sys.argv[1])
-lib.ladder_gemm.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-                            ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
-lib.ladder_gemm_variant.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p,
-                                    ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int,
-                                    ctypes.c_void_p]
-lib.ladder_gemm_variant.restype = ctypes.c_int
-lib.ladder_last_error.restype = ctypes.c_char_p
-lib.ladder_step_name.restype = ctypes.c_char_p
+# The signatures of common/ladder.h, declared once in common/ladder.py.
+os.environ["LADDER_LIBRARY"] = sys.argv[1]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import ladder  # noqa: E402
+
+lib = ladder.library()
 
 failures = []
 

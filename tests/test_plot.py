@@ -8,6 +8,7 @@ import tempfile
 from png_check import check_png
 
 here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "..", "common"))
 plot = os.path.join(here, "..", "common", "plot.py")
 fixture = os.path.join(here, "fixtures", "bench_small.csv")
 
@@ -27,3 +28,36 @@ with tempfile.TemporaryDirectory() as out:
     if run.returncode == 0 or "missing column" not in run.stderr:
         sys.exit(f"FAIL: a CSV without the needed columns was not refused: {run.stderr}")
     print("ok: bad CSV refused")
+
+# The pieces of the charts, checked as data.
+import plot as p  # noqa: E402
+
+# Lines join only the square sizes; a square the series lacks is a gap; other shapes are markers.
+rows = [{"M": m, "N": n, "K": k} for m, n, k in
+        [(512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (1000, 1992, 2056), (8192, 4096, 14336)]]
+x = p.size_axis(rows)
+line_x, line_y, marker_x, marker_y = p.size_series(
+    {(512, 512, 512): 1.0, (2048, 2048, 2048): 3.0, (8192, 4096, 14336): 5.0}, x)
+if line_y != [1.0, None, 3.0] or line_x != [0, 1, 2]:
+    sys.exit(f"FAIL: the squares' line must have a gap where not timed: {line_x} {line_y}")
+if marker_x != [x[(8192, 4096, 14336)]] or marker_y != [5.0]:
+    sys.exit(f"FAIL: the other shapes must be markers only: {marker_x} {marker_y}")
+print("ok: squares joined with gaps, other shapes as markers")
+
+# Step 01's bar reads as a number, not as 0.
+text = p.bar_text(0.5, 0.5 / 740)
+if "0.5\n" not in text or "0.00068×" not in text:
+    sys.exit(f"FAIL: step 01's label must keep its digits: {text!r}")
+if p.bar_text(728.4, 0.9843) != "728\n0.98× cuBLAS":
+    sys.exit(f"FAIL: {p.bar_text(728.4, 0.9843)!r}")
+print("ok: bar labels keep two significant digits")
+
+# No bar label crosses the cuBLAS line.
+for cublas in (5.0, 100.0, 600.0, 740.0):
+    for height in (0.5, 10.0, 90.0, 100.0, 104.0, 300.0, 590.0, 735.0, 760.0):
+        ymax = max(height, cublas) * 1.2
+        y, inside = p.bar_label_place(height, cublas, ymax)
+        top = y + p.LABEL_HEIGHT * ymax
+        if y <= cublas <= top or (inside and top > height) or (not inside and y < height):
+            sys.exit(f"FAIL: bar {height}, cuBLAS {cublas}: label from {y} to {top} (inside={inside})")
+print("ok: bar labels stay clear of the cuBLAS line and inside or above their bar")
