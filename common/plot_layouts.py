@@ -86,7 +86,7 @@ def plot_swizzle(data, out):
 
 
 # ---- who reads what in one cycle --------------------------------------------------------
-def plot_reads(data, out, view, name, tile_rows, tile_title):
+def plot_reads(data, out, view, name, tile_rows, tile_title, who="lane"):
     rows = read_rows(os.path.join(data, "reads.csv"), TOOL,
                      ["view", "what", "swizzle", "wavefronts", "thread", "row", "chunk", "byte", "bytes"],
                      ints=("wavefronts", "thread", "row", "chunk", "byte", "bytes"))
@@ -108,9 +108,9 @@ def plot_reads(data, out, view, name, tile_rows, tile_title):
             # 4-byte accesses: four lanes share a chunk; label it once, with its first lane.
             if r["bytes"] == 16 or r["byte"] % 16 == 0:
                 cell(ax, r["byte"] % 128 // 16, r["byte"] // 128, colour[r["thread"]],
-                     f"{r['thread']}\nr{r['row']}c{r['chunk']}", size=5.5)
+                         f"{r['thread']}\nr{r['row']}c{r['chunk']}", size=5.5)
         grid_axes(ax, 8, tile_rows, "16 bytes = banks 4g .. 4g+3", "128-byte line")
-        ax.set_title(f"{tile_title}\n(lane; row r, chunk c of the tile)", fontsize=9)
+        ax.set_title(f"{tile_title}\n({who}; row r, chunk c of the tile)", fontsize=9)
         # Right: the banks they hit; words stacked when one bank must deliver several.
         ax = axes[line][1]
         stack = {}
@@ -125,7 +125,7 @@ def plot_reads(data, out, view, name, tile_rows, tile_title):
         verdict = "conflict-free" if waves == 1 else f"{waves}-way bank conflict"
         ax.set_title(f"swizzle {mode}: {waves} wavefront{'s' if waves > 1 else ''} ({verdict})",
                      fontsize=11, color="darkred" if waves > 1 else "darkgreen")
-    fig.suptitle(f"{rows[0]['what']}: who touches what in one cycle (numbers: lane)", fontsize=12)
+    fig.suptitle(f"{rows[0]['what']}: who touches what in one cycle (numbers: {who})", fontsize=12)
     fig.subplots_adjust(hspace=0.35)
     save(fig, out, name)
 
@@ -262,7 +262,8 @@ def main():
             data = tmp
         plot_swizzle(data, args.out)
         plot_reads(data, args.out, "ldmatrix_a", "ldmatrix_conflicts.png", 16, "the A tile in shared memory")
-        plot_reads(data, args.out, "wgmma_a", "wgmma_conflicts.png", 16, "the A slice in shared memory")
+        plot_reads(data, args.out, "wgmma_a", "wgmma_conflicts.png", 16, "the A slice in shared memory",
+                   who="row of the core matrix")
         plot_reads(data, args.out, "epilogue_store", "epilogue_conflicts.png", 16, "the C box in shared memory")
         plot_mma_fragment(data, args.out)
         plot_wgmma_fragment(data, args.out)

@@ -97,6 +97,22 @@ TEST(LayoutConflicts, EpilogueStoresAreEightWayWithoutSwizzleAndFreeWithIt) {
         }
 }
 
+TEST(LayoutConflicts, Step06StagingRowsOf512BytesBehaveTheSame) {
+    // Step 06 stages 512-byte rows of C: one store instruction = 8 rows x one chunk.
+    for (int reg = 0; reg < 128; reg += 2) {
+        std::vector<L::Access> plain, swizzled;
+        for (int lane = 0; lane < 32; ++lane) {
+            const int row = L::wgmma_acc_row(0, lane, reg);
+            const int chunk = reg / 4;
+            const uint32_t in_chunk = 4 * (lane % 4);
+            plain.push_back({lane, row, chunk, static_cast<uint32_t>(row * 512 + chunk * 16) + in_chunk, 4});
+            swizzled.push_back({lane, row, chunk, L::swizzled_offset<512>(row, chunk) + in_chunk, 4});
+        }
+        EXPECT_EQ(L::wavefronts(plain), 8);
+        EXPECT_EQ(L::wavefronts(swizzled), 1);
+    }
+}
+
 // ---- ldmatrix lanes ---------------------------------------------------------------------------
 TEST(LayoutLdmatrix, LanesOfPhaseQAddressTheRowsOfMatrixQ) {
     for (int lane = 0; lane < 32; ++lane) {
