@@ -5,6 +5,7 @@
 //   ladder-layout --only swizzle          one of: swizzle conflicts mma wgmma multicast tiles
 //   ladder-layout --csv DIR               the data for the pictures (common/plot_layouts.py)
 //   ladder-layout --m 8192 --n 4096 --cluster 4 --sms 132 --order row   the schedule shown
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -60,8 +61,9 @@ std::string usage() {
            "                     [--cluster 1|2|4] [--sms S] [--clusters C] [--order grouped|row]\n"
            "  VIEW: swizzle conflicts mma wgmma multicast tiles (default: all)\n"
            "  --text prints grids (the default without --csv); --csv DIR writes the picture data.\n"
-           "  The schedule view: an M x N problem on step 07's 128x256 tiles, `clusters`\n"
-           "  persistent clusters (default sms / cluster).\n";
+           "  The schedule view: an M x N problem on step 07's 128x256 tiles and the grid its\n"
+           "  launch picks: `clusters` persistent clusters (default sms / cluster), and no\n"
+           "  cluster launch at all when there are no more tiles than SMs.\n";
 }
 
 bool parse(int argc, char** argv, Options* o, std::string* error) {
@@ -130,12 +132,23 @@ bool parse(int argc, char** argv, Options* o, std::string* error) {
             return false;
         }
     }
-    if (o->clusters == 0) o->clusters = o->sms / o->cluster > 0 ? o->sms / o->cluster : 1;
-    const long long tiles = static_cast<long long>((o->m - 1) / kStep07BM + 1) * ((o->n - 1) / kStep07BN + 1);
+    const long long tiles_m = (o->m - 1) / kStep07BM + 1;
+    const long long tiles = tiles_m * ((o->n - 1) / kStep07BN + 1);
     if (tiles > kMaxTilesDrawn) {
         *error = "M x N has " + std::to_string(tiles) + " tiles; at most " +
                  std::to_string(kMaxTilesDrawn) + " are drawn";
         return false;
+    }
+    // The grid step 07's launch() picks: with no more tiles than SMs no cluster launch (one
+    // CTA per tile); otherwise as many clusters as are resident (--clusters: the driver's
+    // answer; default one CTA per SM), never more than there are cluster tiles.
+    if (o->cluster > 1 && tiles <= o->sms) {
+        o->cluster = 1;
+        o->clusters = static_cast<int>(tiles);
+    } else {
+        const long long resident = o->clusters > 0 ? o->clusters : std::max(1, o->sms / o->cluster);
+        const long long cluster_tiles = (tiles / tiles_m) * ((tiles_m - 1) / o->cluster + 1);
+        o->clusters = static_cast<int>(std::min(resident, cluster_tiles));
     }
     if (!o->text && o->csv_dir.empty()) o->text = true;
     return true;
