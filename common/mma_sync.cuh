@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "layout.h"
+#include "layout.h"  // swizzled_offset; steps 03 and 04 also use its ldmatrix lanes and fragment map
 
 namespace ladder {
 
