@@ -125,7 +125,9 @@ LADDER_HOST_DEVICE constexpr int wgmma_acc_col(int lane, int reg) {
 // of `box_rows` rows. CTA `rank` loads rows [first, first + rows) of it and multicasts the
 // slice to the same place in every CTA's stage; CTA `rank` computes rows
 // (cluster_row * cluster + rank) * BM.. of C.
-LADDER_HOST_DEVICE constexpr int b_slice_rows(int box_rows, int cluster) { return box_rows / cluster; }
+LADDER_HOST_DEVICE constexpr int b_slice_rows(int box_rows, int cluster) {
+    return box_rows / cluster;
+}
 LADDER_HOST_DEVICE constexpr int b_slice_first_row(int rank, int box_rows, int cluster) {
     return rank * b_slice_rows(box_rows, cluster);
 }

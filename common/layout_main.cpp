@@ -38,10 +38,14 @@ const char* kViews[] = {"swizzle", "conflicts", "mma", "wgmma", "multicast", "ti
 
 const char* swizzle_name(Swizzle s) {
     switch (s) {
-        case Swizzle::None: return "none";
-        case Swizzle::B32: return "32B";
-        case Swizzle::B64: return "64B";
-        case Swizzle::B128: return "128B";
+        case Swizzle::None:
+            return "none";
+        case Swizzle::B32:
+            return "32B";
+        case Swizzle::B64:
+            return "64B";
+        case Swizzle::B128:
+            return "128B";
     }
     return "?";
 }
@@ -175,8 +179,9 @@ const ReadView kReads[] = {
 
 // ---- text ------------------------------------------------------------------------------
 void text_swizzle() {
-    std::printf("== swizzle: bank group (16-byte chunk of the 32 banks) of chunk c of row r,\n"
-                "   K-major 128x64 bf16 tile as the TMA writes it (first 16 rows)\n");
+    std::printf(
+        "== swizzle: bank group (16-byte chunk of the 32 banks) of chunk c of row r,\n"
+        "   K-major 128x64 bf16 tile as the TMA writes it (first 16 rows)\n");
     for (Swizzle s : kModes) {
         std::printf("-- %s\n   row \\ chunk  0 1 2 3 4 5 6 7\n", swizzle_name(s));
         for (int row = 0; row < 16; ++row) {
@@ -195,7 +200,8 @@ void text_conflicts() {
             const std::vector<Access> a = v.make(s);
             const int w = wavefronts(a);
             std::printf("-- %s, swizzle %s: %d wavefront%s (%s)\n", v.what, swizzle_name(s), w,
-                        w == 1 ? "" : "s", w == 1 ? "conflict-free" : (std::to_string(w) + "-way conflict").c_str());
+                        w == 1 ? "" : "s",
+                        w == 1 ? "conflict-free" : (std::to_string(w) + "-way conflict").c_str());
             std::printf("   thread row chunk  byte  banks\n");
             for (const Access& x : a)
                 std::printf("   %6d %3d %5d %5u  %d-%d\n", x.thread, x.row, x.chunk, x.byte,
@@ -205,12 +211,14 @@ void text_conflicts() {
 }
 
 void text_mma() {
-    std::printf("== mma.sync m16n8k16 accumulator: lane.register holding D[row][col]\n   row \\ col");
+    std::printf(
+        "== mma.sync m16n8k16 accumulator: lane.register holding D[row][col]\n   row \\ col");
     for (int c = 0; c < 8; ++c) std::printf(" %5d", c);
     std::printf("\n");
     int grid[16][8];
     for (int lane = 0; lane < 32; ++lane)
-        for (int reg = 0; reg < 4; ++reg) grid[mma_acc_row(lane, reg)][mma_acc_col(lane, reg)] = lane * 10 + reg;
+        for (int reg = 0; reg < 4; ++reg)
+            grid[mma_acc_row(lane, reg)][mma_acc_col(lane, reg)] = lane * 10 + reg;
     for (int r = 0; r < 16; ++r) {
         std::printf("   %3d     ", r);
         for (int c = 0; c < 8; ++c) std::printf(" %3d.%d", grid[r][c] / 10, grid[r][c] % 10);
@@ -219,15 +227,17 @@ void text_mma() {
 }
 
 void text_wgmma() {
-    std::printf("== wgmma m64n256k16 accumulator (first 16 of 256 columns): warp:lane.register\n"
-                "   (acc[j]: row 16w + l/4 + 8*((j/2)%%2), col 8*(j/4) + 2*(l%%4) + j%%2)\n   row \\ col");
+    std::printf(
+        "== wgmma m64n256k16 accumulator (first 16 of 256 columns): warp:lane.register\n"
+        "   (acc[j]: row 16w + l/4 + 8*((j/2)%%2), col 8*(j/4) + 2*(l%%4) + j%%2)\n   row \\ col");
     for (int c = 0; c < 16; ++c) std::printf(" %7d", c);
     std::printf("\n");
     int grid[64][16];
     for (int warp = 0; warp < 4; ++warp)
         for (int lane = 0; lane < 32; ++lane)
             for (int reg = 0; reg < 8; ++reg)
-                grid[wgmma_acc_row(warp, lane, reg)][wgmma_acc_col(lane, reg)] = (warp * 32 + lane) * 1000 + reg;
+                grid[wgmma_acc_row(warp, lane, reg)][wgmma_acc_col(lane, reg)] =
+                    (warp * 32 + lane) * 1000 + reg;
     for (int r = 0; r < 64; ++r) {
         std::printf("   %3d     ", r);
         for (int c = 0; c < 16; ++c) {
@@ -236,12 +246,14 @@ void text_wgmma() {
         }
         std::printf("\n");
     }
-    std::printf("   Epilogue store instruction i (steps 06 and 07) writes registers 2i, 2i+1 of\n"
-                "   every lane: 8 rows x 8 columns of a warp's 16 rows per instruction.\n");
+    std::printf(
+        "   Epilogue store instruction i (steps 06 and 07) writes registers 2i, 2i+1 of\n"
+        "   every lane: 8 rows x 8 columns of a warp's 16 rows per instruction.\n");
 }
 
 void text_multicast() {
-    std::printf("== step 07 TMA multicast: which CTA loads which rows of the %d-row B box\n", kStep07BN);
+    std::printf("== step 07 TMA multicast: which CTA loads which rows of the %d-row B box\n",
+                kStep07BN);
     for (int cluster : {1, 2, 4}) {
         std::printf("-- cluster of %d:", cluster);
         for (int rank = 0; rank < cluster; ++rank) {
@@ -249,19 +261,21 @@ void text_multicast() {
             std::printf("  CTA %d loads B rows %d-%d", rank, first,
                         first + b_slice_rows(kStep07BN, cluster) - 1);
         }
-        std::printf("\n   each slice lands at the same rows of every CTA's stage; CTA r computes\n"
-                    "   C rows (cluster_row * %d + r) * %d .. +%d with its own A box\n", cluster,
-                    kStep07BM, kStep07BM - 1);
+        std::printf(
+            "\n   each slice lands at the same rows of every CTA's stage; CTA r computes\n"
+            "   C rows (cluster_row * %d + r) * %d .. +%d with its own A box\n",
+            cluster, kStep07BM, kStep07BM - 1);
     }
 }
 
 void text_tiles(const Options& o) {
     const Schedule s = persistent_schedule(o.order, o.m, o.n, kStep07BM, kStep07BN, o.cluster,
                                            o.clusters, kStep07GroupMTiles);
-    std::printf("== step 07 persistent tile order (%s): M=%d N=%d, %dx%d tiles (%d x %d), cluster %d,\n"
-                "   %d clusters; cell = cluster tile number / wave\n",
-                order_name(o.order), o.m, o.n, kStep07BM, kStep07BN, s.tiles_m, s.tiles_n, o.cluster,
-                o.clusters);
+    std::printf(
+        "== step 07 persistent tile order (%s): M=%d N=%d, %dx%d tiles (%d x %d), cluster %d,\n"
+        "   %d clusters; cell = cluster tile number / wave\n",
+        order_name(o.order), o.m, o.n, kStep07BM, kStep07BN, s.tiles_m, s.tiles_n, o.cluster,
+        o.clusters);
     if (s.tiles_m > 64 || s.tiles_n > 32) {
         std::printf("   (%d x %d tiles: too many to print; use --csv)\n", s.tiles_m, s.tiles_n);
         return;
@@ -302,7 +316,8 @@ void write_csv(const Options& o) {
         for (int row = 0; row < 128; ++row)
             for (int chunk = 0; chunk < 8; ++chunk) {
                 const uint32_t byte = tile_offset(row, chunk, 128, s);
-                std::fprintf(f, "%s,%d,%d,%u,%d\n", swizzle_name(s), row, chunk, byte, bank_group_of(byte));
+                std::fprintf(f, "%s,%d,%d,%u,%d\n", swizzle_name(s), row, chunk, byte,
+                             bank_group_of(byte));
             }
     close_csv(f, d, "swizzle.csv");
 
@@ -312,15 +327,16 @@ void write_csv(const Options& o) {
             const std::vector<Access> a = v.make(s);
             const int w = wavefronts(a);
             for (const Access& x : a)
-                std::fprintf(f, "%s,\"%s\",%s,%d,%d,%d,%d,%u,%d\n", v.name, v.what, swizzle_name(s), w,
-                             x.thread, x.row, x.chunk, x.byte, x.bytes);
+                std::fprintf(f, "%s,\"%s\",%s,%d,%d,%d,%d,%u,%d\n", v.name, v.what, swizzle_name(s),
+                             w, x.thread, x.row, x.chunk, x.byte, x.bytes);
         }
     close_csv(f, d, "reads.csv");
 
     f = open_csv(d, "mma_fragment.csv", "lane,reg,row,col");
     for (int lane = 0; lane < 32; ++lane)
         for (int reg = 0; reg < 4; ++reg)
-            std::fprintf(f, "%d,%d,%d,%d\n", lane, reg, mma_acc_row(lane, reg), mma_acc_col(lane, reg));
+            std::fprintf(f, "%d,%d,%d,%d\n", lane, reg, mma_acc_row(lane, reg),
+                         mma_acc_col(lane, reg));
     close_csv(f, d, "mma_fragment.csv");
 
     f = open_csv(d, "wgmma_fragment.csv", "warp,lane,reg,row,col");
@@ -334,11 +350,14 @@ void write_csv(const Options& o) {
     f = open_csv(d, "multicast.csv", "cluster,rank,b_first_row,b_rows,box_rows,bm");
     for (int cluster : {1, 2, 4})
         for (int rank = 0; rank < cluster; ++rank)
-            std::fprintf(f, "%d,%d,%d,%d,%d,%d\n", cluster, rank, b_slice_first_row(rank, kStep07BN, cluster),
+            std::fprintf(f, "%d,%d,%d,%d,%d,%d\n", cluster, rank,
+                         b_slice_first_row(rank, kStep07BN, cluster),
                          b_slice_rows(kStep07BN, cluster), kStep07BN, kStep07BM);
     close_csv(f, d, "multicast.csv");
 
-    f = open_csv(d, "tiles.csv", "order,m,n,bm,bn,cluster,clusters,tile_row,tile_col,cluster_tile,cluster_id,wave,rank");
+    f = open_csv(
+        d, "tiles.csv",
+        "order,m,n,bm,bn,cluster,clusters,tile_row,tile_col,cluster_tile,cluster_id,wave,rank");
     for (TileOrder order : {TileOrder::RowMajor, TileOrder::Grouped}) {
         const Schedule s = persistent_schedule(order, o.m, o.n, kStep07BM, kStep07BN, o.cluster,
                                                o.clusters, kStep07GroupMTiles);

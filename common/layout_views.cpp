@@ -30,7 +30,8 @@ std::vector<Access> ldmatrix_phase(char operand, int ks, int phase, Swizzle s) {
     std::vector<Access> out;
     for (int lane = 8 * phase; lane < 8 * phase + 8; ++lane) {
         const int row = operand == 'A' ? ldmatrix_a_row(lane) : ldmatrix_b_row(lane);
-        const int chunk = 2 * ks + (operand == 'A' ? ldmatrix_a_chunk(lane) : ldmatrix_b_chunk(lane));
+        const int chunk =
+            2 * ks + (operand == 'A' ? ldmatrix_a_chunk(lane) : ldmatrix_b_chunk(lane));
         out.push_back({lane, row, chunk, tile_offset(row, chunk, rows, s), kChunkBytes});
     }
     return out;
@@ -72,8 +73,8 @@ Schedule persistent_schedule(TileOrder order, int M, int N, int bm, int bn, int 
         for (int rank = 0; rank < cluster; ++rank) {
             const int row = place.cluster_row * cluster + rank;
             if (row >= s.tiles_m) continue;  // the last cluster row may hang below C
-            s.tiles[static_cast<size_t>(row) * s.tiles_n + place.tile_col] =
-                {row, place.tile_col, t, t % clusters, t / clusters, rank};
+            s.tiles[static_cast<size_t>(row) * s.tiles_n + place.tile_col] = {
+                row, place.tile_col, t, t % clusters, t / clusters, rank};
         }
     }
     return s;

@@ -22,7 +22,8 @@ TEST(LayoutSwizzle, KernelFormIsTheTmaSwizzleOfTheAddress) {
     for (int row = 0; row < 256; ++row)
         for (int chunk = 0; chunk < 8; ++chunk) {
             const uint32_t kernel = L::swizzled_offset(row, chunk);
-            EXPECT_EQ(kernel, L::swizzle_address(static_cast<uint32_t>(row * 128 + chunk * 16), Swizzle::B128));
+            EXPECT_EQ(kernel, L::swizzle_address(static_cast<uint32_t>(row * 128 + chunk * 16),
+                                                 Swizzle::B128));
             EXPECT_EQ(kernel, L::kmajor_tile_offset(row, chunk, 256, Swizzle::B128));
             EXPECT_EQ(kernel, L::tile_offset(row, chunk, 256, Swizzle::B128));
         }
@@ -84,8 +85,10 @@ TEST(LayoutConflicts, WgmmaCoreMatricesAreEightWayWithoutSwizzleAndFreeWithIt) {
     for (int ks = 0; ks < 4; ++ks)
         for (int core_row = 0; core_row < 8; ++core_row)
             for (int core_k = 0; core_k < 2; ++core_k) {
-                EXPECT_EQ(L::wavefronts(L::wgmma_core_matrix(ks, core_row, core_k, Swizzle::None)), 8);
-                EXPECT_EQ(L::wavefronts(L::wgmma_core_matrix(ks, core_row, core_k, Swizzle::B128)), 1);
+                EXPECT_EQ(L::wavefronts(L::wgmma_core_matrix(ks, core_row, core_k, Swizzle::None)),
+                          8);
+                EXPECT_EQ(L::wavefronts(L::wgmma_core_matrix(ks, core_row, core_k, Swizzle::B128)),
+                          1);
             }
 }
 
@@ -105,8 +108,10 @@ TEST(LayoutConflicts, Step06StagingRowsOf512BytesBehaveTheSame) {
             const int row = L::wgmma_acc_row(0, lane, reg);
             const int chunk = reg / 4;
             const uint32_t in_chunk = 4 * (lane % 4);
-            plain.push_back({lane, row, chunk, static_cast<uint32_t>(row * 512 + chunk * 16) + in_chunk, 4});
-            swizzled.push_back({lane, row, chunk, L::swizzled_offset<512>(row, chunk) + in_chunk, 4});
+            plain.push_back(
+                {lane, row, chunk, static_cast<uint32_t>(row * 512 + chunk * 16) + in_chunk, 4});
+            swizzled.push_back(
+                {lane, row, chunk, L::swizzled_offset<512>(row, chunk) + in_chunk, 4});
         }
         EXPECT_EQ(L::wavefronts(plain), 8);
         EXPECT_EQ(L::wavefronts(swizzled), 1);
@@ -132,8 +137,8 @@ TEST(LayoutFragments, MmaM16n8k16MatchesThePtxTable) {
     // threadID_in_group = lane%4; c0, c1 at (groupID, 2*tig + {0,1}); c2, c3 at groupID + 8.
     const int expected[][4] = {
         // lane, reg, row, col
-        {0, 0, 0, 0}, {0, 1, 0, 1}, {0, 2, 8, 0}, {0, 3, 8, 1},
-        {5, 0, 1, 2}, {5, 3, 9, 3}, {31, 0, 7, 6}, {31, 3, 15, 7}, {14, 2, 11, 4},
+        {0, 0, 0, 0}, {0, 1, 0, 1},  {0, 2, 8, 0},   {0, 3, 8, 1},   {5, 0, 1, 2},
+        {5, 3, 9, 3}, {31, 0, 7, 6}, {31, 3, 15, 7}, {14, 2, 11, 4},
     };
     for (const auto& e : expected) {
         EXPECT_EQ(L::mma_acc_row(e[0], e[1]), e[2]) << "lane " << e[0] << " reg " << e[1];
@@ -141,7 +146,8 @@ TEST(LayoutFragments, MmaM16n8k16MatchesThePtxTable) {
     }
     std::set<std::pair<int, int>> covered;
     for (int lane = 0; lane < 32; ++lane)
-        for (int reg = 0; reg < 4; ++reg) covered.insert({L::mma_acc_row(lane, reg), L::mma_acc_col(lane, reg)});
+        for (int reg = 0; reg < 4; ++reg)
+            covered.insert({L::mma_acc_row(lane, reg), L::mma_acc_col(lane, reg)});
     EXPECT_EQ(covered.size(), 16u * 8);
 }
 
@@ -169,7 +175,8 @@ TEST(LayoutFragments, WgmmaM64nNk16MatchesThePtxFigure) {
     EXPECT_EQ(covered.size(), 64u * 256);
 }
 
-// ---- step 07: multicast slices and the tile order ------------------------------------------------
+// ---- step 07: multicast slices and the tile order
+// ------------------------------------------------
 TEST(LayoutStep07, BSlicesCoverTheBoxOnce) {
     for (int cluster : {1, 2, 4}) {
         int next = 0;
@@ -185,7 +192,9 @@ TEST(LayoutStep07, GroupedOrderAsDrawnInTheKernel) {
     // 07_clusters_multicast/gemm.cu, above tile_origin: with 4 rows per group, tiles go
     // 0 4 8 / 1 5 9 / 2 6 10 / 3 7 11 down the columns, the next group below.
     const int cluster_rows = 8, tiles_n = 5, group = 4;
-    auto at = [&](int tile) { return L::tile_place(L::TileOrder::Grouped, tile, cluster_rows, tiles_n, group); };
+    auto at = [&](int tile) {
+        return L::tile_place(L::TileOrder::Grouped, tile, cluster_rows, tiles_n, group);
+    };
     EXPECT_EQ(at(0).cluster_row, 0);
     EXPECT_EQ(at(1).cluster_row, 1);
     EXPECT_EQ(at(3).cluster_row, 3);
@@ -196,12 +205,15 @@ TEST(LayoutStep07, GroupedOrderAsDrawnInTheKernel) {
     EXPECT_EQ(at(20).cluster_row, 4);  // group 2
     EXPECT_EQ(at(20).tile_col, 0);
     // A short last group (6 rows, groups of 4): its 2 rows are walked column by column.
-    auto short_at = [&](int tile) { return L::tile_place(L::TileOrder::Grouped, tile, 6, tiles_n, group); };
+    auto short_at = [&](int tile) {
+        return L::tile_place(L::TileOrder::Grouped, tile, 6, tiles_n, group);
+    };
     EXPECT_EQ(short_at(21).cluster_row, 5);
     EXPECT_EQ(short_at(22).cluster_row, 4);
     EXPECT_EQ(short_at(22).tile_col, 1);
     // Row-major for comparison.
-    EXPECT_EQ(L::tile_place(L::TileOrder::RowMajor, 7, cluster_rows, tiles_n, group).cluster_row, 1);
+    EXPECT_EQ(L::tile_place(L::TileOrder::RowMajor, 7, cluster_rows, tiles_n, group).cluster_row,
+              1);
     EXPECT_EQ(L::tile_place(L::TileOrder::RowMajor, 7, cluster_rows, tiles_n, group).tile_col, 2);
     // Step 07's group: 16 CTA rows = 8 cluster rows of 2, 16 of 1, at least 1.
     EXPECT_EQ(L::group_rows_for(16, 2), 8);
@@ -216,7 +228,8 @@ TEST(LayoutStep07, EveryOrderVisitsEveryTileOnce) {
                 for (int group : {1, 4, 8}) {
                     std::set<std::pair<int, int>> seen;
                     for (int t = 0; t < cluster_rows * tiles_n; ++t) {
-                        const L::TilePlace p = L::tile_place(order, t, cluster_rows, tiles_n, group);
+                        const L::TilePlace p =
+                            L::tile_place(order, t, cluster_rows, tiles_n, group);
                         ASSERT_GE(p.cluster_row, 0);
                         ASSERT_LT(p.cluster_row, cluster_rows);
                         ASSERT_GE(p.tile_col, 0);
@@ -229,7 +242,8 @@ TEST(LayoutStep07, EveryOrderVisitsEveryTileOnce) {
 
 TEST(LayoutStep07, PersistentScheduleAt4096) {
     // 4096 x 4096 on 128x256 tiles, clusters of 2, 66 clusters (132 SMs).
-    const L::Schedule s = L::persistent_schedule(L::TileOrder::Grouped, 4096, 4096, 128, 256, 2, 66, 16);
+    const L::Schedule s =
+        L::persistent_schedule(L::TileOrder::Grouped, 4096, 4096, 128, 256, 2, 66, 16);
     EXPECT_EQ(s.tiles_m, 32);
     EXPECT_EQ(s.tiles_n, 16);
     EXPECT_EQ(s.cluster_rows, 16);
@@ -240,12 +254,13 @@ TEST(LayoutStep07, PersistentScheduleAt4096) {
     EXPECT_EQ(tile(2, 0).cluster_tile, 1);
     EXPECT_EQ(tile(0, 1).cluster_tile, 8);  // 8 cluster rows per group, then the next column
     EXPECT_EQ(tile(16, 0).cluster_tile, 128);
-    EXPECT_EQ(tile(16, 0).wave, 1);          // 128 / 66
+    EXPECT_EQ(tile(16, 0).wave, 1);  // 128 / 66
     EXPECT_EQ(tile(16, 0).cluster, 128 % 66);
     EXPECT_EQ(tile(31, 15).cluster_tile, 255);
     EXPECT_EQ(tile(31, 15).wave, 3);
     // M not a multiple of the cluster: the last cluster row has one CTA tile.
-    const L::Schedule odd = L::persistent_schedule(L::TileOrder::Grouped, 3 * 128, 256, 128, 256, 2, 4, 16);
+    const L::Schedule odd =
+        L::persistent_schedule(L::TileOrder::Grouped, 3 * 128, 256, 128, 256, 2, 4, 16);
     EXPECT_EQ(odd.tiles_m, 3);
     EXPECT_EQ(odd.cluster_rows, 2);
     EXPECT_EQ(odd.tiles[2].cluster_tile, 1);
