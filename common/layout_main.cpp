@@ -273,7 +273,8 @@ void text_tiles(const Options& o) {
                                            o.clusters, kStep07GroupMTiles);
     std::printf(
         "== step 07 persistent tile order (%s): M=%d N=%d, %dx%d tiles (%d x %d), cluster %d,\n"
-        "   %d clusters; cell = cluster tile number / wave\n",
+        "   %d clusters; cell = cluster tile number / wave (whole tiles: the split-K of a last\n"
+        "   partial wave, which step 07 chooses from K, is not drawn)\n",
         order_name(o.order), o.m, o.n, kStep07BM, kStep07BN, s.tiles_m, s.tiles_n, o.cluster,
         o.clusters);
     if (s.tiles_m > 64 || s.tiles_n > 32) {

@@ -238,7 +238,7 @@ def plot_tile_order(data, out):
                   f"tile row ({first['bm']} rows of C)", xticks=range(0, tiles_n, 2), yticks=range(0, tiles_m, 2))
         ax.set_title(f"{'row by row' if order == 'row' else 'grouped (step 07)'}", fontsize=11)
     fig.suptitle(f"Step 07's persistent schedule, M={first['m']} N={first['n']}: cluster tile numbers, "
-                 f"colour = wave ({waves} waves of {first['clusters']} clusters of {first['cluster']});\n"
+                 f"colour = wave ({waves} waves of {first['clusters']} clusters of {first['cluster']}; whole tiles);\n"
                  f"darker = the tiles of cluster 0. A wave's tiles need the A rows and B columns they cover: "
                  f"grouped, they form a block", fontsize=11)
     save(fig, out, "tile_order.png")
