@@ -40,6 +40,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "layout.h"  // swizzled_offset, the ldmatrix lane addresses, the fragment map
 #include "step_api.h"
 
 namespace ladder::step02 {
@@ -127,9 +128,11 @@ __host__ __device__ constexpr int ceil_div(int x, int tile) { return (x - 1) / t
 // of 8 consecutive rows at once) would serialize 8 ways. XOR-ing the chunk index with
 // row % 8 sends chunk c of rows r..r+7 to 8 different 16-byte bank groups: conflict-free.
 // It is a permutation of the chunks inside each row, so copies stay conflict-free too.
-__device__ __forceinline__ uint32_t swizzled_offset(int row, int chunk) {
-    return static_cast<uint32_t>(row * ROW_BYTES + ((chunk ^ (row % 8)) * CHUNK_BYTES));
-}
+// The function lives in common/layout.h, where ladder-layout draws it
+// (results/layouts/swizzle.png, ldmatrix_conflicts.png).
+using layout::swizzled_offset;
+static_assert(ROW_BYTES == layout::kSwizzleRowBytes && CHUNK_BYTES == layout::kChunkBytes,
+              "layout::swizzled_offset assumes 128-byte rows of 16-byte chunks");
 
 // PTX ISA "cp.async": copy 16 bytes global -> shared without passing through registers.
 //   cp.async.cg.shared.global [dst], [src], 16, src_size;
@@ -221,10 +224,11 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
     // B, two 8x16 MMA tiles (n x k): matrix q = (n 8*(q/2).., k 8*(q%2)..), so registers
     //   0,1 are b[0],b[1] of the first n8 tile and 2,3 those of the second.
     //   lane -> n row (lane % 8) + 8 * (lane / 16), chunk (lane / 8) % 2.
-    const int a_lane_row = warp_m0 + lane % 16;
-    const int a_lane_chunk = lane / 16;
-    const int b_lane_row = warp_n0 + lane % 8 + 8 * (lane / 16);
-    const int b_lane_chunk = (lane / 8) % 2;
+    //   (common/layout.h has these four functions; ladder-layout draws them.)
+    const int a_lane_row = warp_m0 + layout::ldmatrix_a_row(lane);
+    const int a_lane_chunk = layout::ldmatrix_a_chunk(lane);
+    const int b_lane_row = warp_n0 + layout::ldmatrix_b_row(lane);
+    const int b_lane_chunk = layout::ldmatrix_b_chunk(lane);
 
     const int k_tiles = ceil_div(K, BK);
 
@@ -330,16 +334,15 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
     // Thread (g = lane/4, t = lane%4) holds D[g][2t..2t+1] and D[g+8][2t..2t+1] of each
     // 16x8 MMA tile. Pairs go out as one 4-byte bf16x2 store when both columns exist and
     // the address is 4-byte aligned (N even); otherwise element by element.
-    const int g = lane / 4;
-    const int t = lane % 4;
+    // (layout::mma_acc_row/col: the map, drawn in results/layouts/mma_fragment.png.)
 #pragma unroll
     for (int i = 0; i < MMA_TILES_M; ++i) {
 #pragma unroll
         for (int j = 0; j < MMA_TILES_N; ++j) {
-            const int col = n0 + warp_n0 + j * MMA_N + 2 * t;
+            const int col = n0 + warp_n0 + j * MMA_N + layout::mma_acc_col(lane, 0);
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
-                const int row = m0 + warp_m0 + i * MMA_M + g + 8 * half;
+                const int row = m0 + warp_m0 + i * MMA_M + layout::mma_acc_row(lane, 2 * half);
                 if (row >= M || col >= N) continue;
                 const float lo = acc[i][j][2 * half];
                 const float hi = acc[i][j][2 * half + 1];

@@ -243,10 +243,10 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
     // B, two 8x16 MMA tiles (n x k): matrix q = (n 8*(q/2).., k 8*(q%2)..), so registers
     //   0,1 are b[0],b[1] of the first n8 tile and 2,3 those of the second.
     //   lane -> n row (lane % 8) + 8 * (lane / 16), chunk (lane / 8) % 2.
-    const int a_lane_row = warp_m0 + lane % 16;
-    const int a_lane_chunk = lane / 16;
-    const int b_lane_row = warp_n0 + lane % 8 + 8 * (lane / 16);
-    const int b_lane_chunk = (lane / 8) % 2;
+    const int a_lane_row = warp_m0 + layout::ldmatrix_a_row(lane);  // common/layout.h
+    const int a_lane_chunk = layout::ldmatrix_a_chunk(lane);
+    const int b_lane_row = warp_n0 + layout::ldmatrix_b_row(lane);
+    const int b_lane_chunk = layout::ldmatrix_b_chunk(lane);
 
     const int k_blocks = ceil_div(K, BK);  // the last one may overhang K: TMA zero-fills it
 
@@ -382,16 +382,14 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
     // 16x8 MMA tile. Pairs go out as one 4-byte bf16x2 store when both columns exist and
     // the address is 4-byte aligned (N even); otherwise element by element.
     LADDER_TIMELINE_CONSUMER(lane == 0, warp, EpilogueStart, -1);
-    const int g = lane / 4;
-    const int t = lane % 4;
 #pragma unroll
     for (int i = 0; i < MMA_TILES_M; ++i) {
 #pragma unroll
         for (int j = 0; j < MMA_TILES_N; ++j) {
-            const int col = n0 + warp_n0 + j * MMA_N + 2 * t;
+            const int col = n0 + warp_n0 + j * MMA_N + layout::mma_acc_col(lane, 0);
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
-                const int row = m0 + warp_m0 + i * MMA_M + g + 8 * half;
+                const int row = m0 + warp_m0 + i * MMA_M + layout::mma_acc_row(lane, 2 * half);
                 if (row >= M || col >= N) continue;
                 const float lo = acc[i][j][2 * half];
                 const float hi = acc[i][j][2 * half + 1];

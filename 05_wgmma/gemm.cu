@@ -43,6 +43,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "layout.h"  // wgmma_acc_row/col: the accumulator map
 #include "pipeline.cuh"  // warp_arrive: taught in step 04
 #include "spin_guard.cuh"
 #include "step_api.h"
@@ -391,17 +392,15 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     // = D[g][8j+2t..8j+2t+1] and acc[4j+2], acc[4j+3] = D[g+8][8j+2t..8j+2t+1]: step 04's
     // 16x8 mma.sync layout, repeated 32 times along n. Pairs go out as one 4-byte bf16x2
     // store when both columns exist and the address is 4-byte aligned (N even); otherwise
-    // element by element.
+    // element by element. layout::wgmma_acc_row/col (common/layout.h) are this map, drawn
+    // in results/layouts/wgmma_fragment.png.
     LADDER_TIMELINE_CONSUMER(warp % 4 == 0 && lane == 0, warpgroup, EpilogueStart, -1);
-    const int g = lane / 4;
-    const int t = lane % 4;
-    const int warp_row0 = warp_m0 + (warp % 4) * 16;
 #pragma unroll
     for (int j = 0; j < WGMMA_N / 8; ++j) {
-        const int col = n0 + j * 8 + 2 * t;
+        const int col = n0 + layout::wgmma_acc_col(lane, 4 * j);
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-            const int row = m0 + warp_row0 + g + 8 * half;
+            const int row = m0 + warp_m0 + layout::wgmma_acc_row(warp % 4, lane, 4 * j + 2 * half);
             if (row >= M || col >= N) continue;
             const float lo = acc[4 * j + 2 * half];
             const float hi = acc[4 * j + 2 * half + 1];

@@ -53,6 +53,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "layout.h"  // swizzled_offset, wgmma_acc_row/col
 #include "spin_guard.cuh"
 #include "step_api.h"
 #include "tensor_map.h"
@@ -370,6 +371,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             // wgmma's D layout: warp w of the warpgroup owns rows 16w..16w+15; in each n8
             // column block j/4, lane l holds rows l/4 and l/4 + 8, columns 2(l%4), +1:
             //   acc[j] -> row 16w + l/4 + 8*((j/2)%2),  col 8*(j/4) + 2*(l%4) + j%2.
+            // (layout::wgmma_acc_row/col in common/layout.h; results/layouts/wgmma_fragment.png.)
             const int row0 = m0 + consumer * WGMMA_M;  // first row of this consumer's piece
             const int warp = thread_in_wg / 32;
             const int lane = thread_in_wg % 32;
@@ -394,10 +396,10 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 // over all 32 (as the 128B swizzle does for TMA tiles).
 #pragma unroll
                 for (int j = 0; j < ACC_REGS; j += 2) {
-                    const int row = 16 * warp + lane / 4 + 8 * ((j / 2) % 2);
+                    const int row = layout::wgmma_acc_row(warp, lane, j);
                     const int chunk = j / 4;  // = col / 8
-                    const uint32_t offset = static_cast<uint32_t>(
-                        row * STAGING_ROW_BYTES + ((chunk ^ (row % 8)) << 4) + 4 * (lane % 4));
+                    const uint32_t offset =
+                        layout::swizzled_offset<STAGING_ROW_BYTES>(row, chunk) + 4 * (lane % 4);
                     *reinterpret_cast<__nv_bfloat162*>(staging + offset) =
                         __floats2bfloat162_rn(acc[j], acc[j + 1]);
                 }
@@ -411,7 +413,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 for (int r = 0; r < 16; ++r) {
                     const int row = 16 * warp + r;
                     const int4 chunk = *reinterpret_cast<const int4*>(
-                        staging + row * STAGING_ROW_BYTES + ((lane ^ (row % 8)) << 4));
+                        staging + layout::swizzled_offset<STAGING_ROW_BYTES>(row, lane));
                     if (row < rows_left && 8 * lane < cols_left)
                         *reinterpret_cast<int4*>(c_tile + static_cast<size_t>(row) * N + 8 * lane) =
                             chunk;
@@ -424,8 +426,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 const bool interior = rows_left >= WGMMA_M && cols_left >= BN && N % 2 == 0;
 #pragma unroll
                 for (int j = 0; j < ACC_REGS; j += 2) {
-                    const int row = 16 * warp + lane / 4 + 8 * ((j / 2) % 2);
-                    const int col = 8 * (j / 4) + 2 * (lane % 4);
+                    const int row = layout::wgmma_acc_row(warp, lane, j);
+                    const int col = layout::wgmma_acc_col(lane, j);
                     if (interior) {
                         __nv_bfloat16* p = c_tile + static_cast<size_t>(row) * N + col;
                         *reinterpret_cast<__nv_bfloat162*>(p) =

@@ -7,18 +7,16 @@
 
 #include <cstdint>
 
+#include "layout.h"  // swizzled_offset; steps 03 and 04 also use its ldmatrix lanes and fragment map
+
 namespace ladder {
 
 // Byte offset of 16-byte chunk `chunk` (0..7) of row `row` inside a k-block whose rows are
 // 128 bytes (BK = 64 bf16). XOR-ing the chunk index with row % 8 puts chunk c of 8
 // consecutive rows on 8 different 16-byte bank groups, so ldmatrix is conflict-free. It is
 // the layout CU_TENSOR_MAP_SWIZZLE_128B makes the TMA write on a 1024-byte aligned tile.
-constexpr int SWIZZLE_ROW_BYTES = 128;
-constexpr int SWIZZLE_CHUNK_BYTES = 16;
-__device__ __forceinline__ uint32_t swizzled_offset(int row, int chunk) {
-    return static_cast<uint32_t>(row * SWIZZLE_ROW_BYTES +
-                                 ((chunk ^ (row % 8)) * SWIZZLE_CHUNK_BYTES));
-}
+// One definition for every step: common/layout.h.
+using layout::swizzled_offset;
 
 // PTX ISA "ldmatrix": a warp loads four 8x8 bf16 matrices from shared memory.
 //   ldmatrix.sync.aligned.m8n8.x4.shared.b16 {r0, r1, r2, r3}, [addr];

@@ -5,12 +5,13 @@ not). A crash, a hang or another exit code fails, and so does a message that doe
 what to fix.
 
     test_cli_errors.py <step-6 executable> <step-1 executable> <ladder-plan executable>
+                       <ladder-layout executable>
 """
 import re
 import subprocess
 import sys
 
-step6, step1, plan = sys.argv[1:4]
+step6, step1, plan, layout = sys.argv[1:5]
 failures = []
 
 
@@ -61,6 +62,10 @@ bad_args += [(plan, args, pattern) for args, pattern in [
     (["--latency-ns", "1e300"], r"--latency-ns must be a number from 1 to 1e\+06"),
     (["--candidate", "100x256x64:4:2:1"], r"--candidate '100x256x64:4:2:1': BM=100 is not a multiple of 128"),
     (["--candidate", "128x256x40"], r"--candidate '128x256x40': wgmma consumes bf16 K in steps of 16"),
+]]
+bad_args += [(layout, args, pattern) for args, pattern in [
+    (["--cluster", "3"], r"--cluster must divide the 256-row B box: 1, 2 or 4"),
+    (["--only", "colours"], r"--only"),
 ]]
 for executable, args, pattern in bad_args:
     # Raw bytes: a str argument would be re-encoded as UTF-8.
