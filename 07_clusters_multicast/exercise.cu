@@ -51,6 +51,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "layout.h"  // tile_place, b_slice_first_row, swizzled_offset, wgmma_acc_row/col
 #include "spin_guard.cuh"
 #include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
 #include "step_api.h"
@@ -603,13 +604,12 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                     // rows x one chunk, which the XOR spreads over all 32 banks.
 #pragma unroll
                     for (int j = half * (ACC_REGS / 2); j < (half + 1) * (ACC_REGS / 2); j += 2) {
-                        const int row = 16 * warp + lane / 4 + 8 * ((j / 2) % 2);
+                        const int row = layout::wgmma_acc_row(warp, lane, j);
                         const int n8 = (j / 4) % (EPI_N / 8);  // n8 block inside this half
                         const int box = n8 / (C_BOX / 8);      // which 64x64 box
                         const int chunk = n8 % (C_BOX / 8);    // 16-byte chunk in the box row
                         const uint32_t offset =
-                            static_cast<uint32_t>(box * C_BOX * C_BOX * 2 + row * SWIZZLE_BYTES +
-                                                  ((chunk ^ (row % 8)) << 4) + 4 * (lane % 4));
+                            box * C_BOX * C_BOX * 2 + layout::swizzled_offset(row, chunk) + 4 * (lane % 4);
                         *reinterpret_cast<__nv_bfloat162*>(c_smem + offset) =
                             __floats2bfloat162_rn(acc[j], acc[j + 1]);
                     }
@@ -637,8 +637,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 const int cols_left = N - n0;
 #pragma unroll
                 for (int j = 0; j < ACC_REGS; j += 2) {
-                    const int row = 16 * warp + lane / 4 + 8 * ((j / 2) % 2);
-                    const int col = 8 * (j / 4) + 2 * (lane % 4);
+                    const int row = layout::wgmma_acc_row(warp, lane, j);
+                    const int col = layout::wgmma_acc_col(lane, j);
                     store_pair(c_tile, N, rows_left, cols_left, row, col, acc[j], acc[j + 1]);
                 }
             }

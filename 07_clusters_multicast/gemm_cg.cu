@@ -67,6 +67,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "layout.h"  // tile_place, b_slice_first_row, swizzled_offset, wgmma_acc_row/col
 #include "spin_guard.cuh"
 #include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
 #include "step_api.h"
@@ -389,15 +390,11 @@ __host__ __device__ inline int2 cluster_tile_grid(int M, int N) {
 template <int CLUSTER>
 __device__ __forceinline__ int2 tile_origin(int tile, int cluster_rows, int tiles_n,
                                             uint32_t rank) {
-    constexpr int group_rows = GROUP_M_TILES / CLUSTER > 0 ? GROUP_M_TILES / CLUSTER : 1;
-    const int tiles_per_group = group_rows * tiles_n;
-    const int group = tile / tiles_per_group;
-    const int first_row = group * group_rows;
-    const int rows_in_group = min(group_rows, cluster_rows - first_row);
-    const int in_group = tile - group * tiles_per_group;
-    const int cluster_row = first_row + in_group % rows_in_group;
-    const int tile_col = in_group / rows_in_group;
-    return make_int2((cluster_row * CLUSTER + static_cast<int>(rank)) * BM, tile_col * BN);
+    const layout::TilePlace place =
+        layout::tile_place(layout::TileOrder::Grouped, tile, cluster_rows, tiles_n,
+                           layout::group_rows_for(GROUP_M_TILES, CLUSTER));
+    return make_int2((place.cluster_row * CLUSTER + static_cast<int>(rank)) * BM,
+                     place.tile_col * BN);
 }
 
 // -------------------------------------------------------------------------------------
@@ -486,7 +483,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                     if (static_cast<int>(rank) < b_slices) {
                         // This CTA's slice: rows [rank * BN/CLUSTER, +BN/CLUSTER) of the B box,
                         // at the same place in every CTA's stage.
-                        const int slice_row = static_cast<int>(rank) * B_SLICE_ROWS<CLUSTER>;
+                        const int slice_row = layout::b_slice_first_row(static_cast<int>(rank), BN, CLUSTER);
                         __nv_bfloat16* dst = &s.b[stage][slice_row * BK];
                         if constexpr (CLUSTER == 1)
                             tma_load_2d(dst, &b_map, kb * BK, n0, &s.full_barrier[stage]);
@@ -628,13 +625,12 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                     // rows x one chunk, which the XOR spreads over all 32 banks.
 #pragma unroll
                     for (int j = half * (ACC_REGS / 2); j < (half + 1) * (ACC_REGS / 2); j += 2) {
-                        const int row = 16 * warp + lane / 4 + 8 * ((j / 2) % 2);
+                        const int row = layout::wgmma_acc_row(warp, lane, j);
                         const int n8 = (j / 4) % (EPI_N / 8);  // n8 block inside this half
                         const int box = n8 / (C_BOX / 8);      // which 64x64 box
                         const int chunk = n8 % (C_BOX / 8);    // 16-byte chunk in the box row
                         const uint32_t offset =
-                            static_cast<uint32_t>(box * C_BOX * C_BOX * 2 + row * SWIZZLE_BYTES +
-                                                  ((chunk ^ (row % 8)) << 4) + 4 * (lane % 4));
+                            box * C_BOX * C_BOX * 2 + layout::swizzled_offset(row, chunk) + 4 * (lane % 4);
                         *reinterpret_cast<__nv_bfloat162*>(c_smem + offset) =
                             __floats2bfloat162_rn(acc[j], acc[j + 1]);
                     }
@@ -662,8 +658,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 const int cols_left = N - n0;
 #pragma unroll
                 for (int j = 0; j < ACC_REGS; j += 2) {
-                    const int row = 16 * warp + lane / 4 + 8 * ((j / 2) % 2);
-                    const int col = 8 * (j / 4) + 2 * (lane % 4);
+                    const int row = layout::wgmma_acc_row(warp, lane, j);
+                    const int col = layout::wgmma_acc_col(lane, j);
                     store_pair(c_tile, N, rows_left, cols_left, row, col, acc[j], acc[j + 1]);
                 }
             }

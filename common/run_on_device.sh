@@ -4,7 +4,11 @@
 # table last. Logs and results go to $OUT (default ./device-out).
 #
 #   common/run_on_device.sh [--tests-only | --bench-only] [--hang-trap] [--quick]
-#                            [--timeline] [--exercises]
+#                            [--probe] [--regimes] [--timeline] [--exercises]
+#   --probe      measure the machine first (ladder-probe): results/<gpu>/machine.json, which
+#                the planner's predictions in the benchmark then use
+#   --regimes    also time step 07 and cuBLAS cool (after an idle pause) and sustained (a
+#                minute back to back) at 4096^3 and 8192^3: results/regimes.csv
 #   --timeline   also build with -DLADDER_TIMELINE=ON, record steps 03-07 and draw the charts
 #   --exercises  also build the exercise configuration: the stubs must fail (with hints),
 #                the solutions must pass the same exercise-N tests
@@ -12,7 +16,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
-mode=all; trap_opt=OFF; sizes_arg=""; timeline=0; exercises=0
+mode=all; trap_opt=OFF; sizes_arg=""; timeline=0; exercises=0; probe=0; regimes=0
 for arg in "$@"; do
   case $arg in
     --tests-only) mode=tests ;;
@@ -22,6 +26,8 @@ for arg in "$@"; do
     --quick) sizes_arg="--sizes quick" ;;
     --timeline) timeline=1 ;;
     --exercises) exercises=1 ;;
+    --probe) probe=1 ;;
+    --regimes) regimes=1 ;;
     *) echo "unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -43,12 +49,34 @@ log() { echo "[$(date +%H:%M:%S)] $*"; }
   log "build done"
 } 2>&1 | tee "$OUT/build.log"
 
+if [ $probe = 1 ]; then
+  # The machine file goes where the planner looks for it (results/<gpu>/ in the source
+  # tree), and a copy with the results.
+  log "probe" | tee "$OUT/probe.log"
+  folder=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z' | grep -oE 'h[0-9]{3}' | head -1)
+  mkdir -p "results/${folder:-unknown}" "$results"
+  timeout 180 ./$build/ladder-probe --out "results/${folder:-unknown}/machine.json" 2>&1 | tee -a "$OUT/probe.log"
+  cp "results/${folder:-unknown}/machine.json" "$results/" 2>/dev/null
+fi
+
 if [ "$mode" = all ] || [ "$mode" = tests ]; then
   log "tests" | tee "$OUT/tests.log"
   (cd $build && ctest -L cpu --output-on-failure -j8 2>&1 | tail -15) | tee -a "$OUT/tests.log"
-  (cd $build && ctest -L gpu -LE sanitizer --output-on-failure -j4 --timeout 180 2>&1 | tail -60) | tee -a "$OUT/tests.log"
+  (cd $build && ctest -L gpu -LE sanitizer -E "GpuCap|GpuLarge" --output-on-failure -j4 --timeout 300 2>&1 | tail -60) | tee -a "$OUT/tests.log"
+  # These allocate up to ~40 GB each: one at a time.
+  (cd $build && ctest -R "GpuCap|GpuLarge" --output-on-failure --timeout 600 2>&1 | tail -20) | tee -a "$OUT/tests.log"
   (cd $build && ctest -L sanitizer --output-on-failure -j4 --timeout 300 2>&1 | tail -40) | tee -a "$OUT/tests.log"
   cp $build/Testing/Temporary/LastTest.log "$OUT/ctest_last.log" 2>/dev/null
+fi
+
+if [ $regimes = 1 ]; then
+  log "regimes: cool and sustained, step 07 and cuBLAS alternating" | tee "$OUT/regimes.log"
+  mkdir -p "$results"
+  rm -f "$results/regimes.csv"
+  for shape in 4096 8192; do
+    ./$build/step-7 --bench --variant cluster2 --sizes $shape --regime cool --csv "$results/regimes.csv" 2>&1 | grep -E "^bench|FAIL"
+    ./$build/step-7 --bench --variant cluster2 --sizes $shape --regime sustained --csv "$results/regimes.csv" 2>&1 | grep -E "^bench|FAIL"
+  done 2>&1 | sed 's/clusters_multicast://' | tee -a "$OUT/regimes.log"
 fi
 
 if [ $timeline = 1 ]; then
