@@ -37,19 +37,21 @@
 // VARIANT BEGIN: this file is step 02 spelled with libcu++
 // Variant "pipeline" (step-2 --variant pipeline, ladder_gemm_variant(2, "pipeline", ...)):
 // the same kernel with the cp.async ring spelled in libcu++ instead of inline PTX:
-//   cp.async + commit_group/wait_group + __syncthreads()
-//     -> cuda::pipeline<thread_scope_block> (producer_acquire/commit, consumer_wait/release)
-//        and cuda::memcpy_async(dst, src, cuda::aligned_size_t<16>(16), pipe).
-// Everything outside the VARIANT regions is gemm.cu line for line (common/exercises.py
-// checks it), so `diff gemm.cu gemm_pipeline.cu` is exactly the spelling that changed.
-// Two things the spelling changes underneath (README.md, "The same step in libcu++"):
-//   * a block-scope pipeline is built on mbarriers (two per stage, in shared memory), not
-//     on the per-thread cp.async groups: a thread's copies arrive on the stage's "produced"
-//     barrier (cp.async.mbarrier.arrive), the consumers wait on it, and the slot is handed
-//     back through a "consumed" barrier instead of a __syncthreads();
-//   * memcpy_async has no source-size operand, so it cannot zero-fill: the out-of-bounds
-//     chunks of the edges are written as zeros by an ordinary 16-byte shared store.
-#include <cooperative_groups.h>
+//   cp.async + commit_group/wait_group
+//     -> cuda::memcpy_async(dst, src, cuda::aligned_size_t<16>(16), pipe) into a
+//        thread-scope cuda::pipeline (cuda::make_pipeline(): producer_commit closes this
+//        thread's cp.async group, consumer_wait waits for its oldest one).
+// The __syncthreads() stays where gemm.cu has it: a thread-scope pipeline knows only this
+// thread's copies. Everything outside the VARIANT regions is gemm.cu line for line
+// (common/exercises.py checks it), so `diff gemm.cu gemm_pipeline.cu` is exactly the
+// spelling that changed. README.md ("The same step in libcu++") says why the ring is not
+// the block-scope pipeline of the programming guide's multi-stage example (stages on
+// mbarriers in a pipeline_shared_state): compute-sanitizer's synccheck stops any kernel
+// whose threads commit a stage of one ("Missing wait"), because its producer_commit
+// arrives twice per thread on the stage barrier in one phase.
+// What the spelling changes underneath: memcpy_async has no source-size operand, so it
+// cannot zero-fill; the out-of-bounds chunks of the edges are written as zeros by an
+// ordinary 16-byte shared store.
 #include <cuda/pipeline>
 // VARIANT END
 #include <cuda_bf16.h>
@@ -160,15 +162,15 @@ static_assert(ROW_BYTES == layout::kSwizzleRowBytes && CHUNK_BYTES == layout::kC
 // (CCCL __memcpy_async/cp_async_shared_global.h): LDGSTS.E.BYPASS.128, as in gemm.cu. What
 // it cannot say is the src_size operand of cp.async: there is no zero-filling copy. Out of
 // bounds, this thread therefore writes the 16 zero bytes itself, an ordinary st.shared.v4
-// (STS.128). That is safe in the ring: the slot is ours between producer_acquire() and
-// producer_commit(), and the commit's arrival on the stage barrier releases the store to
-// the consumers exactly as it releases the copies. The price: a branch per chunk where
-// gemm.cu has a predicate, and both paths in the code.
+// (STS.128). That is safe in the ring: the __syncthreads() before a refill proves that
+// every warp is done with the slot, and the one after the k-tile's consumer_wait()
+// publishes the store together with everyone's copies. The price: a branch per chunk
+// where gemm.cu has a predicate, and both paths in the code.
 // The pointers are generic (C++ pointers, not 32-bit shared addresses): memcpy_async checks
 // at run time that src is global and dst shared before it picks cp.async.
 __device__ __forceinline__ void copy_or_zero_16(unsigned char* smem_dst, const __nv_bfloat16* src,
                                                 bool in_bounds,
-                                                cuda::pipeline<cuda::thread_scope_block>& pipe) {
+                                                cuda::pipeline<cuda::thread_scope_thread>& pipe) {
     if (in_bounds)
         cuda::memcpy_async(smem_dst, src, cuda::aligned_size_t<CHUNK_BYTES>(CHUNK_BYTES), pipe);
     else
@@ -260,17 +262,9 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
     const int b_rows_left = N - (n0 + copy_row);
 
     // VARIANT BEGIN: the ring as a cuda::pipeline; copies through memcpy_async
-    // The ring's state: per stage a "produced" and a "consumed" cuda::barrier, initialised by
-    // make_pipeline (thread 0, then a block-wide sync) for all 256 threads, each of which is
-    // both producer and consumer.
-    // nvcc warns (20054) that a __shared__ object with a constructor is not constructed;
-    // that is intended here: make_pipeline initialises it, as the programming guide shows.
-#pragma nv_diagnostic push
-#pragma nv_diag_suppress static_var_with_dynamic_init
-    __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, STAGES> ring_state;
-#pragma nv_diagnostic pop
-    cuda::pipeline<cuda::thread_scope_block> pipe =
-        cuda::make_pipeline(cooperative_groups::this_thread_block(), &ring_state);
+    // A thread-scope pipeline has no shared state: its stages are this thread's cp.async
+    // groups, and it counts them itself (committed at the head, waited for at the tail).
+    cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
 
     // Out of bounds nothing is read (copy_or_zero_16 stores zeros), so src may point anywhere.
     auto issue_k_tile = [&](int k_tile) {
@@ -292,11 +286,11 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
         }
     };
 
-    // Fill the ring: k-tiles 0..STAGES-2 in flight before any math. The pipeline counts
-    // commits and releases itself (the producer's stage runs ahead of the consumer's), so
-    // unlike the cp.async groups no empty stage is committed past the end of K: none is
-    // left with an arrival still pending when the pipeline is torn down at exit.
-    // The first STAGES acquires return at once: a fresh pipeline's slots are all free.
+    // Fill the ring: k-tiles 0..STAGES-2 in flight before any math. consumer_wait() knows
+    // how many stages are in flight behind the oldest, so unlike the raw groups no empty
+    // stage is committed past the end of K. At thread scope producer_acquire() and
+    // consumer_release() are empty (a slot is freed for everyone by the __syncthreads()
+    // of the main loop); they are called anyway, as the pipeline's protocol has them.
 #pragma unroll
     for (int k_tile = 0; k_tile < STAGES - 1; ++k_tile) {
         if (k_tile >= k_tiles) break;
@@ -310,12 +304,14 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
     float acc[MMA_TILES_M][MMA_TILES_N][4] = {};
 
     for (int kt = 0; kt < k_tiles; ++kt) {
-        // VARIANT BEGIN: consumer_wait and producer_acquire instead of wait_group + __syncthreads
-        // consumer_wait: every thread's copies (and zero stores) of k-tile kt have arrived on
-        // the stage's "produced" barrier, so all of k-tile kt is in shared memory.
+        // VARIANT BEGIN: consumer_wait instead of wait_group; the same __syncthreads
+        // consumer_wait: this thread's copies of k-tile kt, the oldest stage, have landed
+        // (cp.async.wait_group with the number of stages committed behind it: 1, or 0 for
+        // the last k-tile).
         pipe.consumer_wait();
-        // producer_acquire: the slot of k-tile kt-1 is free once all 256 threads released
-        // it (consumer_release at the end of the previous iteration).
+        // ...and everyone else's. The same barrier also proves that every warp has finished
+        // reading k-tile kt-1, whose slot the copies issued next overwrite.
+        __syncthreads();
         if (kt + STAGES - 1 < k_tiles) {
             pipe.producer_acquire();
             issue_k_tile(kt + STAGES - 1);
@@ -350,7 +346,7 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
                 for (int j = 0; j < MMA_TILES_N; ++j)
                     mma_m16n8k16_bf16(acc[i][j], a_frag[i], b_frag[j]);
         }
-        // VARIANT BEGIN: hand the slot back
+        // VARIANT BEGIN: hand the stage back (empty at thread scope, see the prologue)
         pipe.consumer_release();
         // VARIANT END
     }

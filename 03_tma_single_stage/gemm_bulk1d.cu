@@ -41,8 +41,10 @@
 // same kernel, but the tiles arrive through one-dimensional bulk copies, one per 128-byte
 // row of a k-block (cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes),
 // completing on the same mbarrier. No tensor map, so what the tensor map buys shows:
-//   * instructions: 384 copies per k-block (128 rows of A, 256 of B), issued by warp 0's
-//     32 lanes (12 each) with their address arithmetic, where gemm.cu issues 2;
+//   * instructions: 384 copies per k-block (128 rows of A, 256 of B), issued by all 256
+//     threads (one or two each) with their address arithmetic, where gemm.cu issues 2.
+//     A warp issues its lanes' bulk copies one lane at a time (uniform operands), so the
+//     8 warps share the work; a __syncthreads per k-block puts the expect_tx first;
 //   * swizzle: a 1-D copy writes its bytes in order, so the tile lands unswizzled. ldmatrix
 //     then reads chunk c of 8 rows that are 128 bytes apart, all on the same 4 banks: an
 //     8-way bank conflict on every ldmatrix (gemm.cu's 128B swizzle has none);
@@ -284,30 +286,34 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
     }
     __syncthreads();  // and no thread may wait on a barrier before it is initialised
 
-    // VARIANT BEGIN: warp 0 issues a k-block row by row
-    // Called by all 32 lanes of warp 0. Only the rows inside the matrix and the columns
-    // inside K are copied, so the transaction count is what those copies bring, not the
-    // full 48 KB. Lane 0 announces it (the one arrival per phase) before any lane issues,
-    // so the phase cannot complete early.
+    // VARIANT BEGIN: all 256 threads issue a k-block row by row
+    // Called by every thread: one row of A for threads 0..127, one row of B for each. A
+    // bulk copy takes its operands in uniform registers, so a warp issues its lanes'
+    // copies one lane after the other; spread over the 8 warps, the 384 copies go out 8 at
+    // a time instead of 32 rounds of 12 from warp 0. Only the rows inside the matrix and
+    // the columns inside K are copied, so the transaction count is what those copies
+    // bring, not the full 48 KB. Thread 0 announces it (the one arrival per phase) and a
+    // __syncthreads orders that before every copy, so the phase cannot complete early.
     auto issue_k_block = [&](int kb, int stage) {
-        if (lane == 0) LADDER_TIMELINE_PRODUCER(LoadIssue, kb);
+        if (threadIdx.x == 0) LADDER_TIMELINE_PRODUCER(LoadIssue, kb);
         const int k0 = kb * BK;
         const uint32_t row_bytes =
             static_cast<uint32_t>(min(BK, K - k0)) * static_cast<uint32_t>(sizeof(__nv_bfloat16));
         const int rows_a = min(BM, M - m0);
         const int rows_b = min(BN, N - n0);
-        if (lane == 0) arrive_expect_tx(&s.full_barrier[stage], (rows_a + rows_b) * row_bytes);
-        __syncwarp();
-        for (int r = lane; r < rows_a; r += 32)
+        if (threadIdx.x == 0)
+            arrive_expect_tx(&s.full_barrier[stage], (rows_a + rows_b) * row_bytes);
+        __syncthreads();
+        for (int r = static_cast<int>(threadIdx.x); r < rows_a; r += THREADS)
             bulk_copy_row(s.a[stage] + r * BK, A + static_cast<size_t>(m0 + r) * K + k0, row_bytes,
                           &s.full_barrier[stage]);
-        for (int r = lane; r < rows_b; r += 32)
+        for (int r = static_cast<int>(threadIdx.x); r < rows_b; r += THREADS)
             bulk_copy_row(s.b[stage] + r * BK, B + static_cast<size_t>(n0 + r) * K + k0, row_bytes,
                           &s.full_barrier[stage]);
     };
 
-    // Fill the ring. With STAGES = 1 it is a single slot: k-block 0.
-    if (warp == 0) {
+    // Fill the ring. With STAGES = 1 it is a single slot: k-block 0. Every thread issues.
+    {
     // VARIANT END
         for (int kb = 0; kb < STAGES && kb < k_blocks; ++kb) issue_k_block(kb, kb);
     }
@@ -363,12 +369,12 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
         // now, and all 8 warps will sit in the next wait_barrier until it has landed.
         __syncthreads();
         LADDER_TIMELINE_CONSUMER(lane == 0, warp, Release, kb);
-        // VARIANT BEGIN: warp 0 refills; the zeros of the K tail before the last k-block
+        // VARIANT BEGIN: every thread refills; the zeros of the K tail before the last k-block
         if (kb + STAGES == k_blocks - 1 && tail_bytes < ROW_BYTES) {  // the same for every thread
             zero_k_tail(stage);
             __syncthreads();
         }
-        if (warp == 0 && kb + STAGES < k_blocks) issue_k_block(kb + STAGES, stage);
+        if (kb + STAGES < k_blocks) issue_k_block(kb + STAGES, stage);
         // VARIANT END
 
         if (++stage == STAGES) {
