@@ -27,11 +27,11 @@
 // and no address or bounds arithmetic in 255 of 256 threads, hardware bounds handling, and
 // fewer registers. Step 04 puts the ring back, this time with TMA and mbarriers.
 //
-// Measured (NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-22; tma_single_stage):
-//   4096^3 296 TFLOP/s = 0.38x cuBLAS
-//   8192^3 299 TFLOP/s = 0.38x cuBLAS
-//   LLM shapes geomean 0.37x cuBLAS
-//   Every size and schedule: README.md in this folder, results/h100/bench.csv.
+// Measured (NVIDIA H200, CUDA 13.0, 2026-11-23; tma_single_stage):
+//   4096^3 298 TFLOP/s = 0.38x cuBLAS
+//   8192^3 301 TFLOP/s = 0.38x cuBLAS
+//   LLM shapes geomean 0.36x cuBLAS
+//   Every size and schedule: README.md in this folder, results/h200/bench.csv.
 //
 // Build and run (from the repository root):
 //   cmake -S . -B build -G Ninja && cmake --build build --target step-3 && ./build/step-3

@@ -25,11 +25,11 @@
 // have two k-blocks. And no CTA-wide barrier per k-block any more: a warp waits only for
 // its data, and only thread 0 (the producer) waits for the slowest warp.
 //
-// Measured (NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-22; tma_multistage):
-//   4096^3 424 TFLOP/s = 0.56x cuBLAS
-//   8192^3 422 TFLOP/s = 0.57x cuBLAS
+// Measured (NVIDIA H200, CUDA 13.0, 2026-11-23; tma_multistage):
+//   4096^3 430 TFLOP/s = 0.56x cuBLAS
+//   8192^3 419 TFLOP/s = 0.57x cuBLAS
 //   LLM shapes geomean 0.55x cuBLAS
-//   Every size and schedule: README.md in this folder, results/h100/bench.csv.
+//   Every size and schedule: README.md in this folder, results/h200/bench.csv.
 //
 // Build and run (from the repository root):
 //   cmake -S . -B build -G Ninja && cmake --build build --target step-4 && ./build/step-4

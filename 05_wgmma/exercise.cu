@@ -26,11 +26,11 @@
 // register file, so instruction issue and register traffic stop being the limit, and
 // the MMAs of one k-block run while the next one is awaited.
 //
-// Measured (NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-22; wgmma):
-//   4096^3 633 TFLOP/s = 0.85x cuBLAS
-//   8192^3 504 TFLOP/s = 0.74x cuBLAS
-//   LLM shapes geomean 0.75x cuBLAS
-//   Every size and schedule: README.md in this folder, results/h100/bench.csv.
+// Measured (NVIDIA H200, CUDA 13.0, 2026-11-23; wgmma):
+//   4096^3 637 TFLOP/s = 0.89x cuBLAS
+//   8192^3 646 TFLOP/s = 0.97x cuBLAS
+//   LLM shapes geomean 0.86x cuBLAS
+//   Every size and schedule: README.md in this folder, results/h200/bench.csv.
 //
 // Build and run (from the repository root):
 //   cmake -S . -B build -G Ninja && cmake --build build --target step-5 && ./build/step-5

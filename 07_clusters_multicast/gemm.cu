@@ -32,11 +32,11 @@
 // CLUSTER = 2); on the H100 measured here that does not show in the time (cluster size 1
 // is as fast: README.md, section 1).
 //
-// Measured (NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-22; clusters_multicast:cluster2):
-//   4096^3 729 TFLOP/s = 0.99x cuBLAS
-//   8192^3 732 TFLOP/s = 1.02x cuBLAS
-//   LLM shapes geomean 0.99x cuBLAS
-//   Every size and schedule: README.md in this folder, results/h100/bench.csv.
+// Measured (NVIDIA H200, CUDA 13.0, 2026-11-23; clusters_multicast:cluster2):
+//   4096^3 736 TFLOP/s = 0.99x cuBLAS
+//   8192^3 701 TFLOP/s = 1.02x cuBLAS
+//   LLM shapes geomean 1.00x cuBLAS
+//   Every size and schedule: README.md in this folder, results/h200/bench.csv.
 //
 // Build and run (from the repository root):
 //   cmake -S . -B build -G Ninja && cmake --build build --target step-7 && ./build/step-7

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Writes the measured numbers into the docs, from the benchmark CSV and nothing else.
 
-    python3 common/results_table.py --csv results/h100/bench.csv           # rewrite the docs
-    python3 common/results_table.py --csv results/h100/bench.csv --check   # only compare
+    python3 common/results_table.py --csv results/h200/bench.csv           # rewrite the docs
+    python3 common/results_table.py --csv results/h200/bench.csv --check   # only compare
 
 Rewrites, between their markers, the results table of README.md (<!-- results-table -->),
 the table of each step's README.md (<!-- step-numbers -->), and the "// Measured" lines in
 the header of each step's gemm.cu, and prints a diff of every file it changes. Run it after
 committing a new bench.csv, so that every number in the docs is one that run measured.
-The docs link the CSV's folder (results/h100 for results/h100/bench.csv; --results-dir to
+The docs link the CSV's folder (results/h200 for results/h200/bench.csv; --results-dir to
 name another). --check writes nothing and exits 1 when a file differs from what it would
 write (a CPU test runs it on the committed results).
 """
@@ -23,7 +23,7 @@ from collections import defaultdict
 from bench_csv import measured_on, read_rows, shape_text
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-LLM = [(8192, 4096, 4096), (8192, 14336, 4096), (8192, 4096, 14336)]
+LLM = [(8192, 4096, 4096), (8192, 14336, 4096), (8192, 4096, 14336), (8192, 28672, 8192)]
 ODD = (1000, 1992, 2056)
 NEEDED = ["step", "name", "M", "N", "K", "ms", "tflops", "cublas_ms", "cublas_tflops",
           "speedup_vs_cublas", "predicted_tflops", "predicted_limiter", "device", "cuda", "date", "sm_clock_mhz"]
@@ -82,26 +82,27 @@ def planner_cell(r, with_limiter=False):
 
 def main_table(rows, folder):
     by = index(rows)
-    cube4, cube8 = (4096,) * 3, (8192,) * 3
+    cube4, cube6, cube8 = (4096,) * 3, (6144,) * 3, (8192,) * 3
     lines = [
         f"Measured on {provenance(rows)}: TFLOP/s, and in brackets the speed relative to cuBLAS "
         f"timed in the same process on the same inputs (`{folder}/bench.csv`; plots in "
         f"`{folder}/`).",
         "",
-        f"| step | 4096³ | 8192³ | 1000×1992×2056 | LLM shapes, geomean × cuBLAS | {planner_heading(rows)} at 4096³ |",
-        "|---|---|---|---|---|---|",
+        f"| step | 4096³ | 6144³ | 8192³ | 1000×1992×2056 | LLM shapes, geomean × cuBLAS | {planner_heading(rows)} at 4096³ |",
+        "|---|---|---|---|---|---|---|",
     ]
     for (step, name), cells in sorted(by.items()):
         g = geomean_llm(cells)
         plan = planner_cell(cells.get(cube4))
-        lines.append(f"| {step:02d} {name} | {fmt_cell(cells, cube4)} | {fmt_cell(cells, cube8)} | "
+        lines.append(f"| {step:02d} {name} | {fmt_cell(cells, cube4)} | {fmt_cell(cells, cube6)} | "
+                     f"{fmt_cell(cells, cube8)} | "
                      f"{fmt_cell(cells, ODD)} | {f'{ratio(g)}×' if g else '–'} | "
                      f"{plan} |")
     cub = sorted(r["cublas_tflops"] for r in rows if r["shape"] == cube4)
     if cub:
         lines += ["", f"cuBLAS at 4096³ measured {cub[0]:.0f} to {cub[-1]:.0f} TFLOP/s across the "
                   f"{len(cub)} processes (median {cub[len(cub) // 2]:.0f}). LLM shapes: M = 8192 tokens "
-                  "with N×K = 4096×4096, 14336×4096 and 4096×14336."]
+                  "with N×K = 4096×4096, 14336×4096, 4096×14336 and 28672×8192."]
     lines += ["", f"![every step vs cuBLAS over the sizes]({folder}/tflops_vs_size.png)",
               "", f"![the ladder at 4096³]({folder}/ladder_4096.png)"]
     return "\n".join(lines)
@@ -121,7 +122,7 @@ def step_table(rows, step, folder):
         lines.append(f"| {shape_text(r['shape'])} | {variant} | {r['ms']:.4f} | {r['tflops']:.1f} | "
                      f"{r['cublas_tflops']:.1f} | {ratio(r['speedup_vs_cublas'])} | {plan} | {r['sm_clock_mhz']} |")
     timed = {r["shape"] for r in mine}
-    missing = [s for s in [(512,) * 3, (1024,) * 3, (2048,) * 3, (4096,) * 3, (8192,) * 3, ODD] + LLM
+    missing = [s for s in [(512,) * 3, (1024,) * 3, (2048,) * 3, (4096,) * 3, (6144,) * 3, (8192,) * 3, ODD] + LLM
                if s not in timed]
     if missing:
         lines += ["", "Not timed on the default sizes (20 runs would exceed the 20 s budget per "
@@ -186,7 +187,7 @@ def update(path, text, check):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--csv", required=True, help="the benchmark CSV, e.g. results/h100/bench.csv")
+    ap.add_argument("--csv", required=True, help="the benchmark CSV, e.g. results/h200/bench.csv")
     ap.add_argument("--results-dir", help="the folder the docs link, relative to the repository "
                                           "root (default: the CSV's folder)")
     ap.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file differs")

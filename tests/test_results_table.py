@@ -11,7 +11,7 @@ import tempfile
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.normpath(os.path.join(here, ".."))
 script = os.path.join(root, "common", "results_table.py")
-committed = os.path.join(root, "results", "h100", "bench.csv")
+committed = os.path.join(root, "results", "h200", "bench.csv")
 docs = [os.path.join(root, "README.md")] + [os.path.join(root, d, f) for d in sorted(os.listdir(root))
                                              if d[:2].isdigit() for f in ("README.md", "gemm.cu")]
 
@@ -28,8 +28,8 @@ def snapshot():
 r = check(committed)
 print(r.stdout[-2000:], r.stderr[-2000:])
 if r.returncode != 0:
-    sys.exit("FAIL: the docs differ from results/h100/bench.csv: run "
-             "`python3 common/results_table.py --csv results/h100/bench.csv` and commit the result")
+    sys.exit("FAIL: the docs differ from results/h200/bench.csv: run "
+             "`python3 common/results_table.py --csv results/h200/bench.csv` and commit the result")
 
 with open(committed, newline="") as f:
     rows = list(csv.DictReader(f))
@@ -43,7 +43,7 @@ with tempfile.TemporaryDirectory() as tmp:
         w = csv.DictWriter(f, fields)
         w.writeheader()
         w.writerows([dict(r, tflops="1.00") if r is hit else r for r in rows])
-    r = check(changed, "--results-dir", "results/h100")
+    r = check(changed, "--results-dir", "results/h200")
     if r.returncode == 0 or "differs: README.md" not in r.stdout:
         sys.exit(f"FAIL: a changed number was not reported by --check:\n{r.stdout}{r.stderr}")
     if snapshot() != before:
@@ -57,7 +57,7 @@ with tempfile.TemporaryDirectory() as tmp:
         w.writeheader()
         w.writerows(dict(r, seed="42", runs="20", min_ms=r["ms"], max_ms=r["ms"], commit="abc1234")
                     for r in rows)
-    r = check(extended, "--results-dir", "results/h100")
+    r = check(extended, "--results-dir", "results/h200")
     if r.returncode != 0:
         sys.exit(f"FAIL: a CSV with the reproduction columns was not read:\n{r.stdout}{r.stderr}")
     print("ok: CSVs with and without the reproduction columns read alike")
