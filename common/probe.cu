@@ -5,13 +5,18 @@
 //   ./build/ladder-probe --out FILE            -> FILE
 //
 // Every test is a small kernel whose work is checked afterwards (a checksum each thread or
-// block stores, compared with the value the arithmetic must give), so the compiler cannot
-// drop it and a broken test fails instead of reporting a number. Rates are taken from the
-// cycles each CTA counts (clock64) or from CUDA events around the launch; latencies are the
-// median of repeated single operations. The whole run takes well under a minute.
+// block stores, compared with the value the host replays, which depends on every address
+// the test read), so a broken test fails instead of reporting a number. Work the compiler
+// could prove redundant (a load from an unchanged address, a store a later one overwrites)
+// is kept out of the timed loops by construction. Instruction rates come from one CTA per
+// SM, the cycles it counts (clock64), checked against %globaltimer; bandwidths from CUDA
+// events around the launch; latencies are the median of repeated single operations. Every
+// result is checked against a physical bound (the dense bf16 peak, 128 bytes per clock
+// through shared memory, the DRAM interface), and one outside it fails the run. The whole
+// run takes well under a minute.
 //
-// Exit codes: 0 written, 1 a CUDA call or a checksum failed, 2 bad arguments or not a
-// Hopper GPU (the tests use TMA and wgmma, sm_90a only), 77 no GPU.
+// Exit codes: 0 written, 1 a CUDA call, a checksum or a bound failed (nothing written), 2 bad
+// arguments or not a Hopper GPU (the tests use TMA and wgmma, sm_90a only), 77 no GPU.
 #include <cuda.h>
 #include <cuda/ptx>
 #include <cuda_runtime.h>
