@@ -5,13 +5,18 @@
 //   ./build/ladder-probe --out FILE            -> FILE
 //
 // Every test is a small kernel whose work is checked afterwards (a checksum each thread or
-// block stores, compared with the value the arithmetic must give), so the compiler cannot
-// drop it and a broken test fails instead of reporting a number. Rates are taken from the
-// cycles each CTA counts (clock64) or from CUDA events around the launch; latencies are the
-// median of repeated single operations. The whole run takes well under a minute.
+// block stores, compared with the value the host replays, which depends on every address
+// the test read), so a broken test fails instead of reporting a number. Work the compiler
+// could prove redundant (a load from an unchanged address, a store a later one overwrites)
+// is kept out of the timed loops by construction. Instruction rates come from one CTA per
+// SM, the cycles it counts (clock64), checked against %globaltimer; bandwidths from CUDA
+// events around the launch; latencies are the median of repeated single operations. Every
+// result is checked against a physical bound (the dense bf16 peak, 128 bytes per clock
+// through shared memory, the DRAM interface), and one outside it fails the run. The whole
+// run takes well under a minute.
 //
-// Exit codes: 0 written, 1 a CUDA call or a checksum failed, 2 bad arguments or not a
-// Hopper GPU (the tests use TMA and wgmma, sm_90a only), 77 no GPU.
+// Exit codes: 0 written, 1 a CUDA call, a checksum or a bound failed (nothing written), 2 bad
+// arguments or not a Hopper GPU (the tests use TMA and wgmma, sm_90a only), 77 no GPU.
 #include <cuda.h>
 #include <cuda/ptx>
 #include <cuda_runtime.h>
@@ -56,6 +61,24 @@ void require(bool ok, const char* what) {
     std::exit(1);
 }
 
+// A measured rate above what the hardware can do means the measurement is wrong (work not
+// counted, work elided, or time taken over the wrong span): fail instead of writing it.
+void require_at_most(double value, double bound, const char* what, const char* why) {
+    if (std::isfinite(value) && value > 0 && value <= bound) return;
+    std::fprintf(stderr,
+                 "ladder-probe: check failed: %s measured %.4g, outside (0, %.4g] (%s); the measurement is "
+                 "wrong, nothing written\n",
+                 what, value, bound, why);
+    std::exit(1);
+}
+
+void require_at_least(double value, double bound, const char* what, const char* why) {
+    if (std::isfinite(value) && value >= bound) return;
+    std::fprintf(stderr, "ladder-probe: check failed: %s measured %.4g, below %.4g (%s); the measurement is wrong, "
+                 "nothing written\n", what, value, bound, why);
+    std::exit(1);
+}
+
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v.empty() ? 0.0 : v[v.size() / 2];
@@ -91,15 +114,47 @@ __device__ __forceinline__ uint64_t globaltimer_ns() {
 
 constexpr uint32_t kOnePair = 0x3f803f80u;  // two bf16 1.0
 
+// Where and when a CTA ran: thread 0 reads the SM's cycle counter and %globaltimer once all
+// threads have reached the measured loop and again once all have left it. The CUDA
+// Programming Guide documents clock64() as a per-multiprocessor counter, so a rate taken
+// from one CTA's cycles is that SM's rate only if no other CTA shared the SM: the host checks
+// with %smid that every SM ran exactly one CTA (spans_rate()), and cross-checks the cycles
+// against %globaltimer, which all SMs share.
+struct CtaSpan {
+    long long clock0, clock1, ns0, ns1;
+    uint32_t sm, unused;
+};
+
+__device__ __forceinline__ void span_begin(CtaSpan* span) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        span[blockIdx.x].clock0 = clock64();
+        span[blockIdx.x].ns0 = static_cast<long long>(globaltimer_ns());
+    }
+}
+
+__device__ __forceinline__ void span_end(CtaSpan* span) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        span[blockIdx.x].clock1 = clock64();
+        span[blockIdx.x].ns1 = static_cast<long long>(globaltimer_ns());
+        uint32_t sm;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        span[blockIdx.x].sm = sm;
+    }
+}
+
 // ---- 1. mma.sync m16n8k16 bf16 -> f32, operands in registers ------------------------------
-// Eight independent accumulators per warp, so consecutive mma.sync do not wait on each
-// other. Every product is 1 x 1, so after `iters` rounds each accumulator holds 16 * iters.
+// One CTA of 16 warps per SM (4 per scheduler), eight independent accumulators per warp, so
+// consecutive mma.sync do not wait on each other. Every product is 1 x 1, so after `iters`
+// rounds each accumulator holds 16 * iters. The SASS of the loop is kMmaChains
+// HMMA.16816.F32.BF16 per round (unrolled 4 times), nothing else but the loop counter.
 constexpr int kMmaChains = 8;
-__global__ void __launch_bounds__(256) mma_sync_peak(int iters, float* out, long long* cycles) {
+constexpr int kPeakThreads = 512;
+__global__ void __launch_bounds__(kPeakThreads, 1) mma_sync_peak(int iters, float* out, CtaSpan* span) {
     const uint32_t a0 = kOnePair, a1 = kOnePair, a2 = kOnePair, a3 = kOnePair, b0 = kOnePair, b1 = kOnePair;
     float acc[kMmaChains][4] = {};
-    __syncthreads();
-    const long long t0 = clock64();
+    span_begin(span);
     for (int i = 0; i < iters; ++i) {
 #pragma unroll
         for (int j = 0; j < kMmaChains; ++j)
@@ -109,35 +164,32 @@ __global__ void __launch_bounds__(256) mma_sync_peak(int iters, float* out, long
                 : "+f"(acc[j][0]), "+f"(acc[j][1]), "+f"(acc[j][2]), "+f"(acc[j][3])
                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
     }
-    __syncthreads();
-    const long long t1 = clock64();
+    span_end(span);
     float sum = 0;
 #pragma unroll
-    for (int j = 0; j < kMmaChains; ++j) sum += acc[j][0] + acc[j][3];
-    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;  // 2 * kMmaChains * 16 * iters
-    if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+    for (int j = 0; j < kMmaChains; ++j) sum += acc[j][0] + acc[j][1] + acc[j][2] + acc[j][3];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;  // 4 * kMmaChains * 16 * iters
 }
 
 // ---- 2. wgmma m64n256k16 bf16 -> f32, operands in shared memory ---------------------------
 // Two warpgroups, each with its 64x256 fp32 accumulator (128 registers per thread), one CTA
 // per SM: the shape of steps 05-07. Shared memory holds bf16 ones, so each wgmma adds 16 to
-// every accumulator. Thread 0 also reads clock64 and %globaltimer: the SM clock under load.
-constexpr int kWgmmaSmem = 1024 + (64 + 256) * 128;  // alignment + A 64x64 + B 256x64 bf16
-__global__ void __launch_bounds__(256, 1) wgmma_peak(int iters, float* out, long long* cycles, long long* ns) {
+// every accumulator, exactly while the sums stay at or below 2^28 (fp32's spacing there is 16).
+constexpr int kWgmmaOperandBytes = (64 + 256) * 128;  // A 64x64 + B 256x64 bf16
+constexpr int kWgmmaMaxIters = 1 << 22;               // 4 wgmma x 16 x 2^22 = 2^28
+__global__ void __launch_bounds__(256, 1) wgmma_peak(int iters, float* out, CtaSpan* span) {
     extern __shared__ uint8_t smem_raw[];
     uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
     uint32_t* words = reinterpret_cast<uint32_t*>(base);
-    for (int i = threadIdx.x; i < (64 + 256) * 128 / 4; i += blockDim.x) words[i] = kOnePair;
+    for (int i = threadIdx.x; i < kWgmmaOperandBytes / 4; i += blockDim.x) words[i] = kOnePair;
     // The operands were written by ordinary stores; wgmma reads through the async proxy.
     cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
-    __syncthreads();
     const uint32_t a_addr = static_cast<uint32_t>(__cvta_generic_to_shared(base));
     const uint32_t b_addr = a_addr + 64 * 128;
     float acc[ladder::WGMMA_M64N256_ACC_REGS];
 #pragma unroll
     for (int i = 0; i < ladder::WGMMA_M64N256_ACC_REGS; ++i) acc[i] = 0.0f;
-    const long long t0 = clock64();
-    const uint64_t g0 = globaltimer_ns();
+    span_begin(span);
     for (int i = 0; i < iters; ++i) {
         ladder::wgmma_fence();
 #pragma unroll
@@ -149,40 +201,99 @@ __global__ void __launch_bounds__(256, 1) wgmma_peak(int iters, float* out, long
     }
     ladder::wgmma_wait_group<0>();
     ladder::fence_accumulators(acc);
-    const long long t1 = clock64();
-    const uint64_t g1 = globaltimer_ns();
+    span_end(span);
     out[blockIdx.x * blockDim.x + threadIdx.x] = acc[0] + acc[ladder::WGMMA_M64N256_ACC_REGS - 1];  // 128 * iters
-    if (threadIdx.x == 0) {
-        cycles[blockIdx.x] = t1 - t0;
-        ns[blockIdx.x] = static_cast<long long>(g1 - g0);
-    }
 }
 
 // ---- 3. ldmatrix.x4: shared memory -> registers -------------------------------------------
-// Each warp reads 512 bytes per ldmatrix.x4 from rows spread over all banks.
-__global__ void __launch_bounds__(256) ldmatrix_peak(int iters, uint32_t* out, long long* cycles) {
-    __shared__ __align__(16) uint32_t tile[8 * 1024];  // 32 KiB
-    for (int i = threadIdx.x; i < 8 * 1024; i += blockDim.x) tile[i] = 1u;
-    __syncthreads();
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    // Row `lane` of an 8-row matrix, 16 bytes each, rows 128 bytes apart (one per bank group).
-    uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(tile)) + (warp * 32 + lane) * 16 % 32768;
+// PTX ISA "ldmatrix": with .x4, lane t names the 16-byte row t % 8 of matrix t / 8, and
+// receives in register m the 32-bit word t % 4 of row t / 4 of matrix m (two b16, columns
+// 2 (t % 4) and +1, low half first: the word as it lies in memory). The tile holds word w = w,
+// so what each lane adds up depends on every address, and the host replays the same rows
+// (ldmatrix_expected()). Each warp's 32 rows are 512 contiguous bytes, so each 8-row matrix
+// covers all 32 banks once. The rows move by `row_step` (a kernel argument, a multiple of 8)
+// every round: ptxas treats ldmatrix as a load, and would reuse the registers of an earlier
+// ldmatrix from an address it can prove unchanged instead of loading again.
+constexpr int kTileRows = 2048;  // 32 KiB of 16-byte rows
+__global__ void __launch_bounds__(kPeakThreads, 1) ldmatrix_peak(int iters, uint32_t row_step, uint32_t* out,
+                                                                  CtaSpan* span) {
+    extern __shared__ __align__(16) uint32_t tile[];
+    for (int i = threadIdx.x; i < kTileRows * 4; i += blockDim.x) tile[i] = static_cast<uint32_t>(i);
+    const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(tile));
+    uint32_t row = threadIdx.x;  // warp w, lane t: row 32 w + t
     uint32_t sum = 0;
-    const long long t0 = clock64();
+    span_begin(span);
     for (int i = 0; i < iters; ++i) {
         uint32_t r0, r1, r2, r3;
         asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                     : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(addr));
+                     : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+                     : "r"(base + (row % kTileRows) * 16));
         sum += r0 + r1 + r2 + r3;
-        addr ^= 4096;  // alternate halves so consecutive loads are independent addresses
+        row += row_step;
     }
-    __syncthreads();
-    const long long t1 = clock64();
-    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;  // 4 * iters
-    if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+    span_end(span);
+    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
+// What lane `thread % 32` of every CTA must have summed in ldmatrix_peak (mod 2^32).
+uint32_t ldmatrix_expected(int thread, int iters, uint32_t row_step) {
+    const int warp_row0 = thread / 32 * 32, t = thread % 32;
+    uint32_t sum = 0;
+    for (int i = 0; i < iters; ++i)
+        for (int m = 0; m < 4; ++m) {
+            const uint32_t row = (warp_row0 + 8 * m + t / 4 + static_cast<uint32_t>(i) * row_step) % kTileRows;
+            sum += row * 4 + t % 4;
+        }
+    return sum;
+}
+
+// The load tests below read a source matrix of 128-byte rows whose every 32-bit word holds
+// its row index, so a checksum of words read from shared memory names the rows that arrived.
+
+// The rate of one SM from the spans of a launch of one CTA per SM: `work` per CTA over its
+// cycles, the median over SMs. Fails unless every SM ran exactly one CTA (each of them asks
+// for more than half of an SM's shared memory) and unless the same work over the launch's
+// %globaltimer span, at the clock the CTAs counted, gives the same rate within 10%: two
+// clocks that disagree mean the span does not hold the work. `clock_mhz` gets the median
+// over CTAs of cycles per nanosecond.
+double spans_rate(const std::vector<CtaSpan>& spans, int sms, double work, const char* what, double* clock_mhz) {
+    std::vector<uint32_t> ids;
+    std::vector<double> rates, clocks;
+    long long first_ns = spans[0].ns0, last_ns = spans[0].ns1;
+    for (const CtaSpan& s : spans) {
+        if (s.clock1 <= s.clock0 || s.ns1 <= s.ns0) {
+            std::fprintf(stderr, "ladder-probe: check failed: %s: a CTA's clock64 or %%globaltimer did not advance\n",
+                         what);
+            std::exit(1);
+        }
+        ids.push_back(s.sm);
+        rates.push_back(work / static_cast<double>(s.clock1 - s.clock0));
+        clocks.push_back(static_cast<double>(s.clock1 - s.clock0) / static_cast<double>(s.ns1 - s.ns0) * 1e3);
+        first_ns = std::min(first_ns, s.ns0);
+        last_ns = std::max(last_ns, s.ns1);
+    }
+    std::sort(ids.begin(), ids.end());
+    if (static_cast<int>(spans.size()) != sms || std::adjacent_find(ids.begin(), ids.end()) != ids.end()) {
+        std::fprintf(stderr, "ladder-probe: check failed: %s: %zu CTAs on %d SMs, not one CTA on each SM\n", what,
+                     spans.size(), sms);
+        std::exit(1);
+    }
+    const double rate = median(rates);
+    *clock_mhz = median(clocks);
+    const double wall_rate = work * sms / (static_cast<double>(last_ns - first_ns) * *clock_mhz * 1e-3) / sms;
+    if (!(std::fabs(wall_rate / rate - 1.0) <= 0.10)) {
+        std::fprintf(stderr,
+                     "ladder-probe: check failed: %s: %.4g per clock per SM from clock64, %.4g from %%globaltimer at "
+                     "%.0f MHz; the timed span does not hold the work\n",
+                     what, rate, wall_rate, *clock_mhz);
+        std::exit(1);
+    }
+    return rate;
 }
 
 // ---- 4. L2 -> shared memory with TMA, a 4-stage ring of 32 KiB boxes ----------------------
+// Thread 0 adds one word of each box it waited for (row 0 or 1 of the box: the 128B swizzle
+// moves 16-byte chunks only within a row); the host replays the box sequence.
 constexpr int kStages = 4;
 constexpr int kBoxRows = 256, kBoxCols = 64;  // 256 x 128 bytes = 32 KiB, step 05-07's B box
 constexpr uint32_t kBoxBytes = kBoxRows * kBoxCols * 2;
@@ -212,7 +323,17 @@ __global__ void __launch_bounds__(32) tma_stream(const __grid_constant__ CUtenso
             box = (box + 1) % boxes;
         }
     }
-    out[blockIdx.x] = sum;  // iters * kOnePair (mod 2^32)
+    out[blockIdx.x] = sum;  // tma_stream_expected()
+}
+
+uint32_t tma_stream_expected(int block, int rows, int iters) {
+    const int boxes = rows / kBoxRows;
+    uint32_t sum = 0;
+    for (int i = kStages; i < iters + kStages; ++i) {
+        const int box = (block * 7 + (i - kStages)) % boxes;
+        sum += static_cast<uint32_t>(box * kBoxRows + (i % 64) / 32);
+    }
+    return sum;
 }
 
 // ---- 5. L2 -> shared memory with cp.async (16 bytes per thread and instruction) -----------
@@ -237,7 +358,16 @@ __global__ void __launch_bounds__(256) cp_async_stream(const uint4* src, int chu
         load((i + kStages - 1) % kStages, start + (i + kStages - 1) * kChunksPerStage);
     }
     asm volatile("cp.async.wait_group 0;\n" ::: "memory");
-    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;  // iters * kOnePair (mod 2^32)
+    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;  // cp_async_expected()
+}
+
+// Word t of stage i lies in 16-byte chunk (first_i + t / 4) % chunks, of row chunk / 8.
+uint32_t cp_async_expected(int block, int thread, int chunks, int iters) {
+    constexpr int kChunksPerStage = kBoxBytes / 16;
+    const int start = block * 7 * kChunksPerStage % chunks;
+    uint32_t sum = 0;
+    for (int i = 0; i < iters; ++i) sum += static_cast<uint32_t>((start + i * kChunksPerStage + thread / 4) % chunks / 8);
+    return sum;
 }
 
 // ---- 6. Latencies: one operation in flight, clock64 around it -----------------------------
@@ -257,16 +387,16 @@ __global__ void latencies(const __grid_constant__ CUtensorMap small_map, const u
     for (int i = 0; i <= kLatencySamples; ++i) {
         const long long t0 = clock64();
         arrive_expect_tx(&bar, 8 * 128);
-        tma_load_2d(box, &small_map, 0, 0, &bar);
+        tma_load_2d(box, &small_map, 0, 8 * (1 + i % 4), &bar);  // rows 8, 16, 24, 32
         wait_barrier(&bar, static_cast<uint32_t>(i & 1), "probe latency");
         const long long t1 = clock64();
-        sum += *reinterpret_cast<volatile uint32_t*>(box + 4 * (i % 32));
+        sum += *reinterpret_cast<volatile uint32_t*>(box + 4 * (i % 32));  // a word of row 0 of the box
         if (i > 0) tma[i - 1] = t1 - t0;
     }
     const uint32_t dst = static_cast<uint32_t>(__cvta_generic_to_shared(&chunk));
     for (int i = 0; i <= kLatencySamples; ++i) {
         const long long t0 = clock64();
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src + (i % 2)));
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src + 8 * (1 + i % 2)));  // rows 1, 2
         asm volatile("cp.async.commit_group;\n" ::: "memory");
         asm volatile("cp.async.wait_group 0;\n" ::: "memory");
         const long long t1 = clock64();
@@ -281,16 +411,31 @@ __global__ void latencies(const __grid_constant__ CUtensorMap small_map, const u
         wait_barrier(&round_trip, static_cast<uint32_t>(i & 1), "probe mbarrier");
         mbarrier[i] = clock64() - t0;
     }
-    out[0] = sum;  // 2 * (kLatencySamples + 1) * kOnePair (mod 2^32)
+    out[0] = sum;  // latencies_expected()
+}
+
+uint32_t latencies_expected() {
+    uint32_t sum = 0;
+    for (int i = 0; i <= kLatencySamples; ++i) sum += 8 * (1 + i % 4) + (1 + i % 2);
+    return sum;
 }
 
 // ---- 7. Storing C: 16-byte rows, 4-byte accumulator pairs, TMA stores ---------------------
 // Each CTA writes its own slice of a 48 MiB buffer `reps` times, the last time with the
-// value `reps`, which the host checks.
+// value `reps`, which the host checks. The stores are inline PTX: an ordinary store that a
+// later pass overwrites is a dead store the compiler may drop, and then only the last pass
+// would be timed.
+__device__ __forceinline__ void store_global(uint4* p, uint32_t v) {
+    asm volatile("st.global.v4.u32 [%0], {%1,%1,%1,%1};" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ void store_global(uint32_t* p, uint32_t v) {
+    asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
 __global__ void __launch_bounds__(256) store16(uint4* dst, long long per_cta, int reps) {
     uint4* slice = dst + blockIdx.x * per_cta;
     for (int r = 1; r <= reps; ++r)
-        for (long long i = threadIdx.x; i < per_cta; i += blockDim.x) slice[i] = make_uint4(r, r, r, r);
+        for (long long i = threadIdx.x; i < per_cta; i += blockDim.x) store_global(slice + i, r);
 }
 
 // The mma.sync / wgmma accumulator layout: lane l holds two adjacent bf16 of row l/4, so one
@@ -302,7 +447,7 @@ __global__ void __launch_bounds__(256) store4(uint32_t* dst, long long per_cta, 
     for (int r = 1; r <= reps; ++r)
         for (long long b = warp; b < blocks; b += warps)
 #pragma unroll
-            for (int col = 0; col < 32; col += 4) slice[b * 256 + (lane / 4) * 32 + col + lane % 4] = r;
+            for (int col = 0; col < 32; col += 4) store_global(slice + b * 256 + (lane / 4) * 32 + col + lane % 4, r);
 }
 
 constexpr int kStoreBoxRows = 128, kStoreBoxCols = 64;  // 16 KiB, a quarter of a 128x256 C tile
@@ -326,6 +471,15 @@ __global__ void __launch_bounds__(128) tma_store(const __grid_constant__ CUtenso
 }
 
 __global__ void empty_kernel() {}
+
+// Counts the words of p[0, words) that differ from `value` (the DRAM copy's check: reading a
+// GiB back to the host would take longer than the copy).
+__global__ void count_mismatches(const uint32_t* p, size_t words, uint32_t value, unsigned long long* bad) {
+    unsigned long long mine = 0;
+    for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < words; i += size_t{gridDim.x} * blockDim.x)
+        mine += p[i] != value;
+    if (mine != 0) atomicAdd(bad, mine);
+}
 
 // ---- The machine file ---------------------------------------------------------------------
 struct Constant {
@@ -426,118 +580,152 @@ int main(int argc, char** argv) {
     std::vector<Constant> constants;
     constants.push_back({"sm_count", static_cast<double>(sms), "SMs", "cudaDeviceProp::multiProcessorCount"});
 
-    // Scratch for the kernels' checksums and cycle counts.
+    // Scratch for the kernels' checksums and spans.
     float* fout = nullptr;
     uint32_t* uout = nullptr;
-    long long *cycles = nullptr, *nanos = nullptr;
-    const int max_threads = 4 * sms * 256;
+    CtaSpan* spans = nullptr;
+    const int max_threads = sms * kPeakThreads;
     CHECK(cudaMalloc(&fout, max_threads * sizeof(float)));
     CHECK(cudaMalloc(&uout, max_threads * sizeof(uint32_t)));
-    CHECK(cudaMalloc(&cycles, 4 * sms * sizeof(long long)));
-    CHECK(cudaMalloc(&nanos, 4 * sms * sizeof(long long)));
+    CHECK(cudaMalloc(&spans, sms * sizeof(CtaSpan)));
     std::vector<float> hf(max_threads);
     std::vector<uint32_t> hu(max_threads);
-    std::vector<long long> hc(4 * sms), hn(4 * sms);
+    std::vector<CtaSpan> hs(sms);
+    auto fetch_spans = [&] { CHECK(cudaMemcpy(hs.data(), spans, sms * sizeof(CtaSpan), cudaMemcpyDeviceToHost)); };
 
-    // 1. mma.sync: 2 CTAs of 8 warps per SM (4 warps per scheduler), all resident at once.
+    // The rate tests run one CTA per SM: each asks for more shared memory than half an SM has,
+    // so no SM can hold two (spans_rate() checks where they ran).
+    const int one_per_sm_smem = static_cast<int>(prop.sharedMemPerBlockOptin);
+    if (2 * prop.sharedMemPerBlockOptin <= prop.sharedMemPerMultiprocessor) {
+        std::fprintf(stderr, "ladder-probe: %zu bytes of shared memory per CTA cannot keep a second CTA off an SM\n",
+                     prop.sharedMemPerBlockOptin);
+        return 1;
+    }
+    const double peak_mhz = peak_khz * 1e-3;
+    // Hopper's dense bf16 tensor-core peak: 4 tensor cores x 512 FMA per clock per SM (989 TFLOP/s
+    // on 132 SMs at 1830 MHz in the H100 whitepaper).
+    constexpr double kBf16DensePeak = 4096;
+    // Shared memory moves at most 32 banks x 4 bytes per clock; everything that enters or
+    // leaves an SM here (ldmatrix, TMA and cp.async fills, stores) passes through that width.
+    constexpr double kSmBytesPerClock = 128;
+    const double slack = 1.02;  // rounding of clocks and timers
+
+    // 1. mma.sync: 16 warps (4 per scheduler) on every SM.
+    double mma_rate = 0;
     {
-        const int blocks = 2 * sms, iters = 16384;
-        mma_sync_peak<<<blocks, 256>>>(iters, fout, cycles);  // warm-up
-        CHECK(cudaGetLastError());
-        CHECK(cudaDeviceSynchronize());
-        mma_sync_peak<<<blocks, 256>>>(iters, fout, cycles);
-        CHECK(cudaGetLastError());
-        CHECK(cudaDeviceSynchronize());
-        CHECK(cudaMemcpy(hf.data(), fout, blocks * 256 * sizeof(float), cudaMemcpyDeviceToHost));
-        CHECK(cudaMemcpy(hc.data(), cycles, blocks * sizeof(long long), cudaMemcpyDeviceToHost));
-        for (int i = 0; i < blocks * 256; ++i)
-            require(std::fabs(hf[i] - 2.0f * kMmaChains * 16 * iters) <= 1e-3f * 2 * kMmaChains * 16 * iters,
-                    "mma.sync accumulators");
-        // The rates of the CTAs sharing an SM add up: sum of (FLOP / cycles) over CTAs / SMs.
-        double rate = 0;
-        const double flops = 8.0 * iters * kMmaChains * (2.0 * 16 * 8 * 16);
-        for (int b = 0; b < blocks; ++b) rate += flops / static_cast<double>(hc[b]);
-        constants.push_back({"mma_sync_flop_per_clk_per_sm", rate / sms, "FLOP/clock/SM",
+        const int iters = 32768;  // 4 x 8 x 16 x 32768 = 2^24: every partial sum exact in fp32
+        CHECK(cudaFuncSetAttribute(mma_sync_peak, cudaFuncAttributeMaxDynamicSharedMemorySize, one_per_sm_smem));
+        for (int run = 0; run < 2; ++run) {  // the first run warms the clock up
+            mma_sync_peak<<<sms, kPeakThreads, one_per_sm_smem>>>(iters, fout, spans);
+            CHECK(cudaGetLastError());
+            CHECK(cudaDeviceSynchronize());
+        }
+        CHECK(cudaMemcpy(hf.data(), fout, sms * kPeakThreads * sizeof(float), cudaMemcpyDeviceToHost));
+        fetch_spans();
+        const float expected = 4.0f * kMmaChains * 16 * iters;
+        for (int i = 0; i < sms * kPeakThreads; ++i) require(hf[i] == expected, "mma.sync accumulators");
+        const double flops = (kPeakThreads / 32) * static_cast<double>(iters) * kMmaChains * (2.0 * 16 * 8 * 16);
+        double mhz = 0;
+        mma_rate = spans_rate(hs, sms, flops, "mma.sync", &mhz);
+        require_at_most(mma_rate, kBf16DensePeak * slack, "mma.sync FLOP/clock/SM", "the dense bf16 peak");
+        constants.push_back({"mma_sync_flop_per_clk_per_sm", mma_rate, "FLOP/clock/SM",
                              "mma.sync.m16n8k16 bf16->f32, operands in registers, 8 independent accumulators "
-                             "per warp, 16 warps per SM on all SMs; FLOP over clock64 cycles per CTA"});
-        std::printf("  mma.sync    %.0f FLOP/clk/SM\n", rate / sms);
+                             "per warp, one CTA of 16 warps on every SM; FLOP over clock64 cycles, median over SMs"});
+        std::printf("  mma.sync    %.0f FLOP/clk/SM at %.0f MHz\n", mma_rate, mhz);
     }
 
     // 2. wgmma and the clock under load: first a short run to size a ~0.3 s one.
     double load_clock_mhz = 0;
     {
-        CHECK(cudaFuncSetAttribute(wgmma_peak, cudaFuncAttributeMaxDynamicSharedMemorySize, kWgmmaSmem));
+        CHECK(cudaFuncSetAttribute(wgmma_peak, cudaFuncAttributeMaxDynamicSharedMemorySize, one_per_sm_smem));
         int iters = 4096;
-        const float ms = time_ms([&] { wgmma_peak<<<sms, 256, kWgmmaSmem>>>(iters, fout, cycles, nanos); }, 1);
-        iters = static_cast<int>(std::min(4.0e6, std::max(4096.0, iters * 300.0 / std::max(ms, 1e-3f))));
-        wgmma_peak<<<sms, 256, kWgmmaSmem>>>(iters, fout, cycles, nanos);
+        const float ms = time_ms([&] { wgmma_peak<<<sms, 256, one_per_sm_smem>>>(iters, fout, spans); }, 1);
+        iters = static_cast<int>(std::min<double>(kWgmmaMaxIters, std::max(4096.0, iters * 300.0 / std::max(ms, 1e-3f))));
+        wgmma_peak<<<sms, 256, one_per_sm_smem>>>(iters, fout, spans);
         CHECK(cudaGetLastError());
         CHECK(cudaDeviceSynchronize());
         CHECK(cudaMemcpy(hf.data(), fout, sms * 256 * sizeof(float), cudaMemcpyDeviceToHost));
-        CHECK(cudaMemcpy(hc.data(), cycles, sms * sizeof(long long), cudaMemcpyDeviceToHost));
-        CHECK(cudaMemcpy(hn.data(), nanos, sms * sizeof(long long), cudaMemcpyDeviceToHost));
-        for (int i = 0; i < sms * 256; ++i)
-            require(std::fabs(hf[i] - 128.0f * iters) <= 1e-3f * 128.0f * iters, "wgmma accumulators");
-        double rate = 0;
-        std::vector<double> clocks;
+        fetch_spans();
+        for (int i = 0; i < sms * 256; ++i) require(hf[i] == 128.0f * iters, "wgmma accumulators");
         const double flops = 2.0 * 4 * iters * (2.0 * 64 * 256 * 16);
-        for (int b = 0; b < sms; ++b) {
-            rate += flops / static_cast<double>(hc[b]);
-            require(hn[b] > 0, "globaltimer advanced");
-            clocks.push_back(static_cast<double>(hc[b]) / static_cast<double>(hn[b]) * 1e3);
-        }
-        load_clock_mhz = median(clocks);
-        constants.push_back({"wgmma_flop_per_clk_per_sm", rate / sms, "FLOP/clock/SM",
+        const double rate = spans_rate(hs, sms, flops, "wgmma", &load_clock_mhz);
+        require_at_most(rate, kBf16DensePeak * slack, "wgmma FLOP/clock/SM", "the dense bf16 peak");
+        require_at_most(mma_rate, rate * slack, "mma.sync FLOP/clock/SM",
+                        "wgmma's measured rate: mma.sync uses the same tensor cores and cannot be faster");
+        require_at_most(load_clock_mhz, peak_mhz * slack, "SM clock under load (MHz)", "the peak SM clock");
+        constants.push_back({"wgmma_flop_per_clk_per_sm", rate, "FLOP/clock/SM",
                              "wgmma.m64n256k16 bf16->f32 from shared memory, 2 warpgroups per SM with their "
                              "own accumulators, 4 wgmma per commit group, wait_group 1; about 0.3 s on all SMs"});
         constants.push_back({"sm_clock_under_load_mhz", load_clock_mhz, "MHz",
-                             "median over CTAs of clock64 cycles / %globaltimer ns during the wgmma test"});
-        std::printf("  wgmma       %.0f FLOP/clk/SM, SM clock under load %.0f MHz\n", rate / sms, load_clock_mhz);
+                             "median over SMs of clock64 cycles / %globaltimer ns during the wgmma test"});
+        std::printf("  wgmma       %.0f FLOP/clk/SM, SM clock under load %.0f MHz\n", rate, load_clock_mhz);
     }
 
-    // 3. ldmatrix
+    // 3. ldmatrix: 16 warps on every SM.
     {
-        const int blocks = 2 * sms, iters = 16384;
-        ldmatrix_peak<<<blocks, 256>>>(iters, uout, cycles);
+        const int iters = 65536;
+        const uint32_t row_step = 8 * 17;  // whole 8-row matrices, not a power of two
+        CHECK(cudaFuncSetAttribute(ldmatrix_peak, cudaFuncAttributeMaxDynamicSharedMemorySize, one_per_sm_smem));
+        ldmatrix_peak<<<sms, kPeakThreads, one_per_sm_smem>>>(iters, row_step, uout, spans);
         CHECK(cudaGetLastError());
         CHECK(cudaDeviceSynchronize());
-        CHECK(cudaMemcpy(hu.data(), uout, blocks * 256 * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-        CHECK(cudaMemcpy(hc.data(), cycles, blocks * sizeof(long long), cudaMemcpyDeviceToHost));
-        for (int i = 0; i < blocks * 256; ++i) require(hu[i] == 4u * iters, "ldmatrix sums");
-        double rate = 0;
-        for (int b = 0; b < blocks; ++b) rate += 8.0 * iters * 512 / static_cast<double>(hc[b]);
-        constants.push_back({"ldmatrix_bytes_per_clk_per_sm", rate / sms, "bytes/clock/SM",
-                             "ldmatrix.x4 (512 bytes per warp), 16 warps per SM on all SMs"});
-        std::printf("  ldmatrix    %.0f B/clk/SM\n", rate / sms);
+        CHECK(cudaMemcpy(hu.data(), uout, sms * kPeakThreads * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+        fetch_spans();
+        for (int t = 0; t < kPeakThreads; ++t) {
+            const uint32_t expected = ldmatrix_expected(t, iters, row_step);
+            for (int b = 0; b < sms; ++b) require(hu[b * kPeakThreads + t] == expected, "ldmatrix sums");
+        }
+        double mhz = 0;
+        const double rate = spans_rate(hs, sms, (kPeakThreads / 32) * static_cast<double>(iters) * 512, "ldmatrix", &mhz);
+        require_at_most(rate, kSmBytesPerClock * slack, "ldmatrix bytes/clock/SM", "32 banks x 4 bytes per clock");
+        constants.push_back({"ldmatrix_bytes_per_clk_per_sm", rate, "bytes/clock/SM",
+                             "ldmatrix.x4 (512 bytes per warp, conflict-free), one CTA of 16 warps on every SM"});
+        std::printf("  ldmatrix    %.0f B/clk/SM\n", rate);
     }
 
     // 4. DRAM: a 1 GiB device-to-device copy, bytes read + written.
+    int mem_khz = 0, bus_bits = 0;
+    CHECK(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device));
+    CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
+    const double dram_from_clock = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) * 1e-12;
+    require_at_least(dram_from_clock, 0.1, "DRAM TB/s from the memory clock and bus width",
+                     "the device attributes that bound the copy");
     {
         const size_t bytes = size_t{1} << 30;
         void *a = nullptr, *b = nullptr;
+        unsigned long long* bad = nullptr;
         CHECK(cudaMalloc(&a, bytes));
         CHECK(cudaMalloc(&b, bytes));
+        CHECK(cudaMalloc(&bad, sizeof(unsigned long long)));
         CHECK(cudaMemset(a, 1, bytes));
+        CHECK(cudaMemset(b, 0, bytes));
+        CHECK(cudaMemset(bad, 0, sizeof(unsigned long long)));
         const float ms = time_ms([&] { CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); }, 5);
-        unsigned char probe_byte = 0;
-        CHECK(cudaMemcpy(&probe_byte, static_cast<char*>(b) + bytes - 1, 1, cudaMemcpyDeviceToHost));
-        require(probe_byte == 1, "device-to-device copy");
+        count_mismatches<<<4 * sms, 256>>>(static_cast<const uint32_t*>(b), bytes / 4, 0x01010101u, bad);
+        CHECK(cudaGetLastError());
+        unsigned long long mismatches = 1;
+        CHECK(cudaMemcpy(&mismatches, bad, sizeof(mismatches), cudaMemcpyDeviceToHost));
+        require(mismatches == 0, "device-to-device copy");
         const double tbps = 2.0 * bytes / (ms * 1e-3) * 1e-12;
+        require_at_most(tbps, dram_from_clock * slack, "DRAM TB/s", "2 x memory clock x bus width");
         constants.push_back({"dram_tbps", tbps, "TB/s", "cudaMemcpyAsync device to device of 1 GiB, bytes read + "
                                                        "written over the event time, best of 5"});
         std::printf("  DRAM        %.2f TB/s\n", tbps);
         CHECK(cudaFree(a));
         CHECK(cudaFree(b));
+        CHECK(cudaFree(bad));
     }
 
-    // An L2-resident source for the load tests: 12 MiB of bf16 ones, 64 columns wide.
+    // An L2-resident source for the load tests: 12 MiB, 64 bf16 columns wide, each 32-bit word
+    // holding its row index.
     const int rows = 96 * 1024;
     const size_t src_bytes = static_cast<size_t>(rows) * 128;
     uint32_t* src = nullptr;
     CHECK(cudaMalloc(&src, src_bytes));
     {
-        std::vector<uint32_t> ones(src_bytes / 4, kOnePair);
-        CHECK(cudaMemcpy(src, ones.data(), src_bytes, cudaMemcpyHostToDevice));
+        std::vector<uint32_t> row_words(src_bytes / 4);
+        for (size_t i = 0; i < row_words.size(); ++i) row_words[i] = static_cast<uint32_t>(i / 32);
+        CHECK(cudaMemcpy(src, row_words.data(), src_bytes, cudaMemcpyHostToDevice));
     }
     CUtensorMap stream_map, small_map;
     CHECK(ladder::make_tensor_map_2d(&stream_map, src, rows, 64, kBoxRows, kBoxCols, CU_TENSOR_MAP_SWIZZLE_128B,
@@ -552,7 +740,7 @@ int main(int argc, char** argv) {
         auto tma_rate = [&](int grid) {
             const float ms = time_ms([&] { tma_stream<<<grid, 32, kRingSmem>>>(stream_map, rows, iters, uout); });
             CHECK(cudaMemcpy(hu.data(), uout, grid * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-            for (int b = 0; b < grid; ++b) require(hu[b] == static_cast<uint32_t>(iters) * kOnePair, "TMA checksums");
+            for (int b = 0; b < grid; ++b) require(hu[b] == tma_stream_expected(b, rows, iters), "TMA checksums");
             return static_cast<double>(grid) * iters * kBoxBytes / (ms * 1e-3);  // bytes per second
         };
         const double all = tma_rate(sms), one = tma_rate(1);
@@ -560,9 +748,20 @@ int main(int argc, char** argv) {
             cp_async_stream<<<sms, 256, kStages * kBoxBytes>>>(reinterpret_cast<const uint4*>(src),
                                                                 static_cast<int>(src_bytes / 16), iters, uout);
         });
+        CHECK(cudaGetLastError());
         CHECK(cudaMemcpy(hu.data(), uout, sms * 256 * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-        for (int i = 0; i < sms * 256; ++i) require(hu[i] == static_cast<uint32_t>(iters) * kOnePair, "cp.async checksums");
+        const int chunks = static_cast<int>(src_bytes / 16);
+        for (int i = 0; i < sms * 256; ++i)
+            require(hu[i] == cp_async_expected(i / 256, i % 256, chunks, iters), "cp.async checksums");
         const double cp = static_cast<double>(sms) * iters * kBoxBytes / (ms * 1e-3);
+        // Per SM and per clock at the peak clock, the most any of them could run at.
+        const double per_sm_clock = sms * peak_mhz * 1e6;
+        require_at_most(all / per_sm_clock, kSmBytesPerClock * slack, "L2->SM TMA bytes/clock/SM",
+                        "shared memory takes 128 bytes per clock");
+        require_at_most(one / (peak_mhz * 1e6), kSmBytesPerClock * slack, "one-SM TMA bytes/clock",
+                        "shared memory takes 128 bytes per clock");
+        require_at_most(cp / per_sm_clock, kSmBytesPerClock * slack, "L2->SM cp.async bytes/clock/SM",
+                        "shared memory takes 128 bytes per clock");
         constants.push_back({"l2_tma_tbps", all * 1e-12, "TB/s",
                              "one CTA per SM streams 32 KiB TMA boxes (4 in flight) from a 12 MiB L2-resident "
                              "matrix, bytes over the event time, best of 3"});
@@ -588,7 +787,13 @@ int main(int argc, char** argv) {
         CHECK(cudaMemcpy(c.data(), cp, c.size() * sizeof(long long), cudaMemcpyDeviceToHost));
         CHECK(cudaMemcpy(b.data(), bar, b.size() * sizeof(long long), cudaMemcpyDeviceToHost));
         CHECK(cudaMemcpy(hu.data(), uout, sizeof(uint32_t), cudaMemcpyDeviceToHost));
-        require(hu[0] == 2u * (kLatencySamples + 1) * kOnePair, "latency checksums");
+        require(hu[0] == latencies_expected(), "latency checksums");
+        // An L2 round trip takes hundreds of cycles; well under 100 means the clock was read
+        // before the data had arrived. An mbarrier trip takes at least a few cycles.
+        const auto cycles = [](const std::vector<long long>& v) { return median(std::vector<double>(v.begin(), v.end())); };
+        require_at_least(cycles(t), 100, "TMA latency (cycles)", "an L2 round trip");
+        require_at_least(cycles(c), 100, "cp.async latency (cycles)", "an L2 round trip");
+        require_at_least(cycles(b), 4, "mbarrier round trip (cycles)", "a trip through the barrier unit");
         const double peak_ghz = peak_khz * 1e-6;
         auto ns = [&](const std::vector<long long>& v) {
             return median(std::vector<double>(v.begin(), v.end())) / peak_ghz;
@@ -636,6 +841,14 @@ int main(int argc, char** argv) {
         const double tb16 = static_cast<double>(per_cta16) * blocks * 16 * reps / (ms16 * 1e-3) * 1e-12;
         const double tb4 = static_cast<double>(per_cta4) * blocks * 4 * reps / (ms4 * 1e-3) * 1e-12;
         const double tbt = static_cast<double>(rows_per_cta) * sms * 128 * reps / (ms_tma * 1e-3) * 1e-12;
+        // Terabytes per second per SM per clock, at the peak clock.
+        const double tb_per_sm_clock = sms * peak_mhz * 1e6 * 1e-12;
+        require_at_most(tb16 / tb_per_sm_clock, kSmBytesPerClock * slack, "16-byte store bytes/clock/SM",
+                        "an SM moves at most 128 bytes per clock");
+        require_at_most(tb4 / tb_per_sm_clock, kSmBytesPerClock * slack, "4-byte store bytes/clock/SM",
+                        "an SM moves at most 128 bytes per clock");
+        require_at_most(tbt / tb_per_sm_clock, kSmBytesPerClock * slack, "TMA store bytes/clock/SM",
+                        "an SM moves at most 128 bytes per clock");
         constants.push_back({"store16_tbps", tb16, "TB/s", "16-byte st.global, 2 CTAs of 256 threads per SM, each "
                                                           "writing its slice of 48 MiB 4 times, best of 3"});
         constants.push_back({"store4_tbps", tb4, "TB/s", "4-byte stores in the mma/wgmma accumulator layout (a warp "
@@ -652,6 +865,8 @@ int main(int argc, char** argv) {
         const float ms = time_ms([&] {
             for (int i = 0; i < launches; ++i) empty_kernel<<<sms, 128>>>();
         });
+        // A launch goes through the driver, a doorbell and the front end: 100 ns is far below it.
+        require_at_least(ms * 1e3 / launches, 0.1, "launch (us)", "the time of one kernel launch");
         constants.push_back({"launch_us", ms * 1e3 / launches, "us",
                              "2000 empty kernels of one CTA per SM launched back to back, event time / 2000"});
         std::printf("  launch      %.2f us\n", ms * 1e3 / launches);
@@ -659,13 +874,9 @@ int main(int argc, char** argv) {
     CHECK(cudaFree(src));
     CHECK(cudaFree(fout));
     CHECK(cudaFree(uout));
-    CHECK(cudaFree(cycles));
-    CHECK(cudaFree(nanos));
+    CHECK(cudaFree(spans));
 
-    int mem_khz = 0, bus_bits = 0;
-    CHECK(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device));
-    CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
-    constants.push_back({"dram_tbps_from_clock", 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) * 1e-12, "TB/s",
+    constants.push_back({"dram_tbps_from_clock", dram_from_clock, "TB/s",
                          "2 x memory clock x bus width (device attributes), for comparison with dram_tbps"});
     std::string error;
     if (!write_machine_file(out_path, prop, constants, &error)) {
