@@ -112,6 +112,7 @@ if [ $exercises = 1 ]; then
     grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|^PASS|^FAIL" "$OUT/exercises_solutions_full.log" | head -30
     # Wrong solutions the check must reject (tests/fixtures/exercises/rejected/): each
     # exercise-N must FAIL on them.
+    shopt -s nullglob  # none may be kept
     for wrong in tests/fixtures/exercises/rejected/*.cu; do
       n=$(basename "$wrong" | sed -E 's/^0?([0-9]+)_.*/\1/')
       cmake -S . -B build-rej -G Ninja -DLADDER_EXERCISES=ON -DLADDER_EXERCISE_STEPS="$n" \
