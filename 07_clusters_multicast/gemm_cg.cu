@@ -23,14 +23,18 @@
 //     box. The TMA unit clips rows and columns outside C. It needs N % 8 == 0 (the C
 //     tensor map's row pitch must be a multiple of 16 bytes); for other N the kernel
 //     falls back to step 06's bounds-checked direct stores.
+// And one schedule that is not Hopper's but the persistent grid's: when the last wave of
+// tiles would leave most SMs idle (few tiles, long K), split-K cuts those tiles' k-blocks
+// into slices on their own clusters and the slice-0 cluster adds the partial sums
+// (Schedule, make_schedule; README.md section 5). gemm_dataparallel never splits.
 //
 // Why it is faster: the persistent grid removes the launch and prologue of every tile
 // after the first on an SM, and its producer loads the next tile during the epilogue.
 // The TMA store hands the copy to C to the TMA unit: the consumers write shared memory
 // and move on, where step 06's threads moved every byte themselves. Multicast cuts what a
 // CTA pulls from L2 per k-block from 48 KB to 16 KB of A + 32/CLUSTER KB of B (32 KB at
-// CLUSTER = 2); on the H100 measured here that does not show in the time (cluster size 1
-// is as fast: README.md, section 1).
+// CLUSTER = 2); on the H100 and H200 measured here that does not show in the time
+// (cluster size 1 is as fast: README.md, section 1).
 //
 // Measured (NVIDIA H200, CUDA 13.0, 2026-11-23; clusters_multicast:cluster2):
 //   4096^3 736 TFLOP/s = 0.99x cuBLAS
