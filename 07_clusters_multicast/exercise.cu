@@ -22,11 +22,14 @@
 //     (conflict-free) -> fence.proxy.async -> one cp.async.bulk.tensor store per 64x64
 //     box. The TMA unit clips rows and columns outside C. It needs N % 8 == 0 (the C
 //     tensor map's row pitch must be a multiple of 16 bytes); for other N the kernel
-//     falls back to step 06's bounds-checked direct stores.
+//     falls back to step 06's bounds-checked direct stores. The consumers only convert
+//     the accumulators to bf16 at the end of a tile; the stores to shared memory and the
+//     TMA stores happen during the next tile's first two k-blocks, while its wgmma run.
 // And one schedule that is not Hopper's but the persistent grid's: when the last wave of
-// tiles would leave most SMs idle (few tiles, long K), split-K cuts those tiles' k-blocks
-// into slices on their own clusters and the slice-0 cluster adds the partial sums
-// (Schedule, make_schedule; README.md section 5). gemm_dataparallel never splits.
+// tiles would leave many SMs idle, stream-K shares those tiles' k-blocks out among the
+// clusters in equal runs, and the cluster that holds a tile's first k-block adds the
+// others' partial sums (Schedule, make_schedule; README.md section 5).
+// gemm_dataparallel never shares.
 //
 // Why it is faster: the persistent grid removes the launch and prologue of every tile
 // after the first on an SM, and its producer loads the next tile during the epilogue.
@@ -54,6 +57,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "layout.h"  // tile_place, b_slice_first_row, swizzled_offset, wgmma_acc_row/col
 #include "spin_guard.cuh"
@@ -72,9 +76,11 @@ namespace ladder::step07 {
 // -------------------------------------------------------------------------------------
 // Registers decide the tile, exactly as in step 06: a consumer warpgroup issues wgmma
 // m64n256k16 into 64*256/128 = 128 fp32 accumulators per thread; two consumers give a
-// 128x256 CTA tile; setmaxnreg moves registers from the producer (40) to the consumers
-// (232): 128*40 + 256*232 = 64512 <= 65536, starting from the 168 that
-// __launch_bounds__(384, 1) gives every thread.
+// 128x256 CTA tile; setmaxnreg moves registers from the producer (32) to the consumers
+// (240): 128*32 + 256*240 = 65536, the whole register file, starting from the 168 that
+// __launch_bounds__(384, 1) gives every thread. A consumer needs the 240: besides the 128
+// accumulators it holds the previous tile as 64 registers of bf16 pairs while the next
+// tile's first wgmma run (the epilogue below). The producer's one thread fits in 32.
 //
 // Shared memory (227 KB = 232448 bytes a CTA may opt in to):
 //   stages: A 128x64x2 = 16 KB + B 256x64x2 = 32 KB = 48 KB each; 4 stages = 192 KB.
@@ -97,8 +103,8 @@ constexpr int THREADS = (1 + CONSUMER_WARPGROUPS) * WARPGROUP_THREADS;  // 384
 constexpr int WGMMA_M = BM / CONSUMER_WARPGROUPS;  // 64 rows of C per consumer: one wgmma m64
 constexpr int WGMMA_K = 16;                     // K of one wgmma (bf16)
 constexpr int ACC_REGS = WGMMA_M * BN / WARPGROUP_THREADS;  // 128 fp32 accumulators per thread
-constexpr int PRODUCER_REGISTERS = 40;
-constexpr int CONSUMER_REGISTERS = 232;
+constexpr int PRODUCER_REGISTERS = 32;
+constexpr int CONSUMER_REGISTERS = 240;
 constexpr int SWIZZLE_BYTES = 128;            // CU_TENSOR_MAP_SWIZZLE_128B
 constexpr size_t SMEM_OPTIN_BYTES = 232448;  // 227 KB: H100's MaxSharedMemoryPerBlockOptin
 constexpr int EPI_N = 128;    // columns of C a consumer stages in shared memory at a time
@@ -106,13 +112,16 @@ constexpr int C_BOX = 64;     // a TMA store box is 64x64 bf16: 128-byte rows, o
 // Grouped rasterization: tiles are walked GROUP_M_TILES rows of 128-row tiles at a time
 // (2048 rows of A), down each column of the group before moving right. See tile_origin.
 constexpr int GROUP_M_TILES = 16;
-// Split-K (see Schedule): a slice of a split tile is at least MIN_SPLIT_KBLOCKS k-blocks,
-// and a split must save more than SPLIT_COST_KBLOCKS: what writing a partial tile, the
-// owner's wait and reading it back cost, in k-blocks of wgmma time. Measured on the H200:
-// 1000x1992x2056 split in two (17 k-blocks a slice instead of 33) ran 4% slower than not
-// split, so a split costs about 16 k-blocks there (README.md, "Every shape").
-constexpr int MIN_SPLIT_KBLOCKS = 8;
-constexpr int SPLIT_COST_KBLOCKS = 16;
+// Stream-K (see Schedule and make_schedule): a run of k-blocks is at least
+// SK_MIN_KBLOCKS long, and sharing a tile costs, in k-blocks of wgmma time, FIXUP_KBLOCKS
+// (partial tiles written and published, the owner's wait) plus PEER_KBLOCKS for every
+// partial the owner reads back and adds. Measured on the H200 (README.md section
+// 5): sharing the last wave of 4096^3 (58 tiles of 64 k-blocks over 66 clusters, 57
+// k-blocks each) ran 2.6% slower than not sharing, about 14 k-blocks of cost per tile;
+// 1000x1992x2056 split in two (17 k-blocks a slice instead of 33) ran 4% slower.
+constexpr int SK_MIN_KBLOCKS = 8;
+constexpr int FIXUP_KBLOCKS = 12;
+constexpr int PEER_KBLOCKS = 4;
 constexpr uint32_t A_STAGE_BYTES = BM * BK * sizeof(__nv_bfloat16);  // 16 KB
 constexpr uint32_t B_STAGE_BYTES = BN * BK * sizeof(__nv_bfloat16);  // 32 KB
 // Rows of the 256-row B box that one CTA of a cluster loads and multicasts.
@@ -268,18 +277,23 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int col0, i
 // floor(T/G) whole waves of tiles, one tile per cluster at a time (data-parallel). The
 // L = T mod G tiles left over would keep only L clusters busy in a last wave while the
 // rest idle: 32 tiles (1024^3, or 128x8192x8192) keep 32 of 132 SMs busy, each walking
-// all of K alone. Split-K cuts each leftover tile's k-blocks into S equal slices
-// (S = floor(G/L), so that L*S <= G) and gives each slice to its own cluster: the last wave
-// takes 1/S of the time. The cluster with slice 0 owns the tile: the others write their
-// fp32 partial sums to a workspace and raise a flag; the owner waits for the flags, adds
-// the partials in slice order (a fixed order, so the bits do not change from run to run)
-// and stores C. Every cluster of the grid is resident at once, so the waits end.
+// all of K alone. Stream-K lays the leftover tiles' k-blocks end to end, L*k_blocks of them,
+// and gives each of S clusters (L < S <= G) an equal run of them: the last wave takes
+// L*k_blocks/S k-blocks instead of k_blocks. A run may start or end inside a tile, so a
+// tile may be shared by a few clusters, each holding a partial sum of it. The cluster
+// whose run holds the tile's first k-block owns it: the others write their fp32 partials
+// to a workspace and raise a flag; the owner waits for the flags, adds the partials in
+// cluster order (a fixed order, so the bits do not change from run to run) and stores C.
+// With S a multiple of L every tile is cut into S/L equal slices: split-K.
+// Why no cluster waits forever: a run that does not start at a tile's first k-block has
+// that piece first, and publishes it before it waits for anything; the owner only waits
+// for those first pieces. Every cluster of the grid is resident at once, so the waits end.
 struct Schedule {
-    int tiles;     // cluster tiles of the problem
-    int k_blocks;  // k-blocks per tile
-    int clusters;  // clusters in the grid
-    int dp_tiles;  // tiles [0, dp_tiles) are data-parallel: cluster g takes g, g + clusters, ...
-    int splits;    // S: slices of each tile in [dp_tiles, tiles) (1: no split-K)
+    int tiles;        // cluster tiles of the problem
+    int k_blocks;     // k-blocks per tile
+    int clusters;     // clusters in the grid
+    int dp_tiles;     // tiles [0, dp_tiles) are data-parallel: cluster g takes g, g + clusters, ...
+    int sk_clusters;  // S: clusters [0, S) share the k-blocks of tiles [dp_tiles, tiles) (0: none)
 };
 
 // One piece of work: k-blocks [kb_begin, kb_end) of cluster tile `tile`.
@@ -287,38 +301,54 @@ struct WorkUnit {
     int tile, kb_begin, kb_end;
 };
 
-// First k-block of slice `slice` of a split tile.
-__host__ __device__ inline int slice_begin(const Schedule& s, int slice) {
-    return static_cast<int>(static_cast<long long>(s.k_blocks) * slice / s.splits);
+// Where cluster g's run of the shared k-blocks starts (numbered end to end from the first
+// k-block of tile dp_tiles); g = S gives the end of the last run.
+__host__ __device__ inline long long sk_start(const Schedule& s, int g) {
+    return static_cast<long long>(s.tiles - s.dp_tiles) * s.k_blocks * g / s.sk_clusters;
 }
 
-// Walks one cluster's units: its data-parallel tiles, then (at most) one slice of a split
-// tile: split unit u = g goes to cluster g. Producer and consumers each run one and so see
-// the same sequence.
+// Walks one cluster's units: its data-parallel tiles, then its run of shared k-blocks cut
+// at tile boundaries. Producer and consumers each run one and so see the same sequence.
 struct WorkCursor {
-    int dp_tile;     // next data-parallel tile
-    bool has_slice;  // the split unit is still to come
+    int dp_tile;   // next data-parallel tile
+    int pos, end;  // what is left of this cluster's stream-K run (make_schedule: < 2^31)
 
-    __device__ WorkCursor(const Schedule& s, int g)
-        : dp_tile(g), has_slice(g < (s.tiles - s.dp_tiles) * s.splits) {}
-    __device__ bool next_unit(const Schedule& s, int g, WorkUnit& u) {
+    __device__ WorkCursor(const Schedule& s, int g) : dp_tile(g), pos(0), end(0) {
+        if (g < s.sk_clusters) {
+            pos = static_cast<int>(sk_start(s, g));
+            end = static_cast<int>(sk_start(s, g + 1));
+        }
+    }
+    __device__ bool next_unit(const Schedule& s, WorkUnit& u) {
         if (dp_tile < s.dp_tiles) {
             u = {dp_tile, 0, s.k_blocks};
             dp_tile += s.clusters;
             return true;
         }
-        if (!has_slice) return false;
-        has_slice = false;
-        const int slice = g % s.splits;
-        u = {s.dp_tiles + g / s.splits, slice_begin(s, slice), slice_begin(s, slice + 1)};
+        if (pos >= end) return false;
+        const int tile = pos / s.k_blocks;
+        const int first = pos % s.k_blocks;
+        const int last = end - pos < s.k_blocks - first ? first + (end - pos) : s.k_blocks;
+        u = {s.dp_tiles + tile, first, last};
+        pos += last - first;
         return true;
     }
 };
 
+// The owner of shared tile `tile` is cluster g; the clusters after it whose runs start
+// before the tile ends hold the rest of it. Returns how many there are.
+__device__ inline int partial_holders(const Schedule& s, int g, int tile) {
+    const long long tile_end = static_cast<long long>(tile - s.dp_tiles + 1) * s.k_blocks;
+    int holders = 0;
+    while (g + holders + 1 < s.sk_clusters && sk_start(s, g + holders + 1) < tile_end) ++holders;
+    return holders;
+}
+
 // A consumer's partial tile in the workspace: 64x256 fp32, stored in the accumulators'
 // own register order (thread t's acc[4q..4q+3] at float4 q*128 + t), so that writing and
 // reading it back are both fully coalesced 16-byte accesses and no layout is involved.
-// Slot = the CTA that wrote it (it holds at most one slice) and the consumer.
+// Slot = the CTA that wrote it (a cluster publishes at most one partial: the first piece
+// of its run) and the consumer.
 constexpr int PARTIAL_FLOATS = WGMMA_M * BN;  // 64 KB of fp32 per consumer
 __device__ __forceinline__ float4* partial_slot(float* partials, int cta, int consumer) {
     return reinterpret_cast<float4*>(partials +
@@ -342,7 +372,7 @@ __device__ __forceinline__ void await_partial(int* flag, int barrier_id, int thr
     if (thread_in_wg == 0) {
         cuda::atomic_ref<int, cuda::thread_scope_device> ready(*flag);
         SpinGuard guard;
-        while (ready.load(cuda::memory_order_acquire) == 0) guard.check("split-K partial flag");
+        while (ready.load(cuda::memory_order_acquire) == 0) guard.check("stream-K partial flag");
         ready.store(0, cuda::memory_order_relaxed);
     }
     named_barrier_sync(barrier_id, WARPGROUP_THREADS);
@@ -395,6 +425,84 @@ __device__ __forceinline__ int2 tile_origin(int tile, int cluster_rows, int tile
     // EXERCISE END
 }
 
+// The epilogue's second half: one 128-column half (HALF = 0 or 1) of a consumer's 64x256
+// piece, already converted to bf16 pairs (packed[j/2] holds accumulators j and j+1), goes
+// through the consumer's 16 KB staging buffer to C at (row0, n0).
+// wgmma's D layout: warp w of the warpgroup owns rows 16w..16w+15; in each n8 column block
+// j/4, lane l holds rows l/4 and l/4 + 8, columns 2(l%4), +1:
+//   acc[j] -> row 16w + l/4 + 8*((j/2)%2),  col 8*(j/4) + 2*(l%4) + j%2.
+// The buffer holds two 64x64 boxes, each 128B-swizzled like the TMA loads: 16-byte chunk c
+// of row r sits at chunk c ^ (r % 8). A warp's 32 four-byte stores for one j cover 8 rows x
+// one chunk, which the XOR spreads over all 32 banks.
+template <int HALF>
+__device__ __forceinline__ void store_c_half(const uint32_t (&packed)[ACC_REGS / 2], uint8_t* c_smem,
+                                             const CUtensorMap* c_map, int row0, int n0, int N,
+                                             int consumer) {
+    // The thread's place is read again here rather than kept: this runs inside the next
+    // tile's main loop, where the 64 packed registers already crowd the accumulators, and
+    // a few integer instructions cost less than registers that would spill.
+    uint32_t thread = threadIdx.x;
+    asm volatile("" : "+r"(thread));  // an opaque copy: the compiler cannot hoist what follows
+    const int thread_in_wg = static_cast<int>(thread % WARPGROUP_THREADS);
+    const int warp = thread_in_wg / 32;
+    const int lane = thread_in_wg % 32;
+    // The buffer is free once the previous store has finished reading it.
+    // CCCL: cuda::ptx::cp_async_bulk_wait_group_read(n32_t<0>)
+    // PTX:  cp.async.bulk.wait_group.read 0;
+    if (thread_in_wg == 0) cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
+    named_barrier_sync(EPILOGUE_BARRIER_ID + consumer, WARPGROUP_THREADS);
+#pragma unroll
+    for (int j = HALF * (ACC_REGS / 2); j < (HALF + 1) * (ACC_REGS / 2); j += 2) {
+        const int row = layout::wgmma_acc_row(warp, lane, j);
+        const int n8 = (j / 4) % (EPI_N / 8);  // n8 block inside this half
+        const int box = n8 / (C_BOX / 8);      // which 64x64 box
+        const int chunk = n8 % (C_BOX / 8);    // 16-byte chunk in the box row
+        const uint32_t offset =
+            box * C_BOX * C_BOX * 2 + layout::swizzled_offset(row, chunk) + 4 * (lane % 4);
+        *reinterpret_cast<uint32_t*>(c_smem + offset) = packed[j / 2];
+    }
+    // Ordinary stores, read next by the async proxy (TMA): fence, then make sure all 128
+    // threads' stores are in before one thread issues the copy.
+    // CCCL: cuda::ptx::fence_proxy_async(space_shared)   PTX: fence.proxy.async.shared::cta;
+    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+    named_barrier_sync(EPILOGUE_BARRIER_ID + consumer, WARPGROUP_THREADS);
+    if (thread_in_wg == 0) {
+#pragma unroll
+        for (int box = 0; box < EPI_N / C_BOX; ++box) {
+            const int col0 = n0 + HALF * EPI_N + box * C_BOX;
+            if (col0 < N) tma_store_2d(c_map, col0, row0, c_smem + box * C_BOX * C_BOX * 2);
+        }
+        // PTX: cp.async.bulk.commit_group;
+        cuda::ptx::cp_async_bulk_commit_group();
+    }
+}
+
+// Two bf16 in one 32-bit register, `lo` in the low half (the lower column).
+__device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
+    const __nv_bfloat162 pair = __floats2bfloat162_rn(lo, hi);
+    uint32_t bits;
+    memcpy(&bits, &pair, sizeof bits);
+    return bits;
+}
+
+// tile_origin with the tile grid worked out from M and N where it is needed: the
+// consumers' registers are full (see the register budget), and a few integer instructions
+// per tile are cheaper than a value held for the whole kernel and spilled.
+template <int CLUSTER>
+__device__ __forceinline__ int2 cta_origin(int tile, int M, int N, uint32_t rank) {
+    const int2 grid = cluster_tile_grid<CLUSTER>(M, N);
+    return tile_origin<CLUSTER>(tile, grid.x, grid.y, rank);
+}
+
+// %clusterid.x (the CTA's index without a cluster launch), read by each warpgroup after its
+// setmaxnreg: a volatile read is never merged with another one, so no value is carried
+// across the register re-balancing (where the producer's 32 registers would spill it).
+__device__ __forceinline__ int read_cluster_id() {
+    uint32_t id;
+    asm volatile("mov.u32 %0, %%clusterid.x;" : "=r"(id));
+    return static_cast<int>(id);
+}
+
 // -------------------------------------------------------------------------------------
 // Kernel
 // -------------------------------------------------------------------------------------
@@ -422,11 +530,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 
     const int warpgroup = threadIdx.x / WARPGROUP_THREADS;
     const int thread_in_wg = threadIdx.x % WARPGROUP_THREADS;
-    // PTX special registers %cluster_ctarank and %clusterid.x (CCCL get_sreg_*).
+    // PTX special register %cluster_ctarank (CCCL get_sreg_*); %clusterid.x is read later.
     const uint32_t rank = cuda::ptx::get_sreg_cluster_ctarank();
-    const int cluster_id = static_cast<int>(cuda::ptx::get_sreg_clusterid_x());
-    const int2 grid = cluster_tile_grid<CLUSTER>(M, N);
-    const int cluster_rows = grid.x, tiles_n = grid.y;
 
     if (threadIdx.x == 0) {
         for (int stage = 0; stage < STAGES; ++stage) {
@@ -447,13 +552,14 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         // ---- producer: one thread keeps the ring full, tile after tile ----------------
         setmaxnreg_dec<PRODUCER_REGISTERS>();
         if (thread_in_wg == 0) {
+            const int cluster_id = read_cluster_id();
             int stage = 0;
             uint32_t phase = 0;
             int fill = 0;  // k-blocks loaded so far, over all units (the timeline's numbering)
             WorkCursor work(sched, cluster_id);
             WorkUnit unit;
-            while (work.next_unit(sched, cluster_id, unit)) {
-                const int2 origin = tile_origin<CLUSTER>(unit.tile, cluster_rows, tiles_n, rank);
+            while (work.next_unit(sched, unit)) {
+                const int2 origin = cta_origin<CLUSTER>(unit.tile, M, N, rank);
                 const int m0 = origin.x, n0 = origin.y;
                 // EXERCISE BEGIN: what lands in this CTA's stage
                 // TODO: with the cluster along N, which boxes land in THIS CTA's stage, and
@@ -487,11 +593,17 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     } else {
         setmaxnreg_inc<CONSUMER_REGISTERS>();
         const int consumer = warpgroup - 1;
+        const int cluster_id = read_cluster_id();
         const int warp = thread_in_wg / 32;
         const int lane = thread_in_wg % 32;
         int stage = 0;
         uint32_t phase = 0;
         float acc[ACC_REGS];
+        // The finished tile waiting to be stored (-1: none) and its accumulators as bf16
+        // pairs. It leaves during the next unit's first two k-blocks.
+        uint32_t packed[ACC_REGS / 2];
+        int pending = -1;
+        uint8_t* c_smem = reinterpret_cast<uint8_t*>(s.c[consumer]);
         // The descriptors of stage 0, this consumer's 64 rows of A (the top or bottom half
         // of the A box) and B. Stage s, k16 step k is the same descriptor with its start
         // address field (bits 0-13, address / 16) advanced by s*stage_bytes/16 + k*32/16:
@@ -504,8 +616,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         WorkCursor work(sched, cluster_id);
         WorkUnit unit;
 
-        while (work.next_unit(sched, cluster_id, unit)) {
-            const int2 origin = tile_origin<CLUSTER>(unit.tile, cluster_rows, tiles_n, rank);
+        while (work.next_unit(sched, unit)) {
+            const int2 origin = cta_origin<CLUSTER>(unit.tile, M, N, rank);
             const int m0 = origin.x, n0 = origin.y;
 
             // ---- main loop: wgmma on full stages, hand each back as soon as it is read -
@@ -526,6 +638,18 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                                      smem_descriptor_with_lo(b_desc + k_step), accumulate);
                 }
                 wgmma_commit_group();
+                // While these wgmma run, the previous tile leaves: one half of it after each
+                // of the first two k-blocks' wgmma are issued (they never touch `packed`).
+                if (pending >= 0) {
+                    const int2 at = cta_origin<CLUSTER>(pending, M, N, rank);
+                    const int row0 = at.x + consumer * WGMMA_M;
+                    if (kb == unit.kb_begin) {
+                        store_c_half<0>(packed, c_smem, &c_map, row0, at.y, N, consumer);
+                    } else {
+                        store_c_half<1>(packed, c_smem, &c_map, row0, at.y, N, consumer);
+                        pending = -1;
+                    }
+                }
                 // Keep this k-block's wgmma running and wait only for the previous one:
                 // once it is done, its stage can be refilled, by every CTA of the cluster.
                 wgmma_wait_group<1>();
@@ -544,21 +668,23 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaEnd, fill - 1);
             release_stage<CLUSTER>(&s.empty_barrier[previous_stage], thread_in_wg);
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, Release, fill - 1);
-            // From here on the producer is already loading the next tile into the stages
+            if (pending >= 0) {  // a unit of a single k-block: the second half is still here
+                const int2 at = cta_origin<CLUSTER>(pending, M, N, rank);
+                store_c_half<1>(packed, c_smem, &c_map, at.x + consumer * WGMMA_M, at.y, N, consumer);
+                pending = -1;
+            }
+            // From here on the producer is already loading the next unit into the stages
             // just released: this epilogue overlaps those loads.
 
-            // ---- epilogue: accumulators -> bf16 -> swizzled smem -> TMA store ----------
-            // wgmma's D layout: warp w of the warpgroup owns rows 16w..16w+15; in each n8
-            // column block j/4, lane l holds rows l/4 and l/4 + 8, columns 2(l%4), +1:
-            //   acc[j] -> row 16w + l/4 + 8*((j/2)%2),  col 8*(j/4) + 2*(l%4) + j%2.
+            // ---- epilogue: accumulators -> bf16 now; to C during the next unit ---------
             const int row0 = m0 + consumer * WGMMA_M;  // first row of this consumer's piece
             if (row0 >= M) continue;  // the whole piece is below C (uniform per warpgroup)
 
-            // ---- split-K: hand a partial tile to its owner, or collect the others' -------
+            // ---- stream-K: hand a partial tile to its owner, or collect the others' ----
             const int cta = cluster_id * CLUSTER + static_cast<int>(rank);
             const int barrier_id = EPILOGUE_BARRIER_ID + consumer;
             if (unit.kb_begin > 0) {
-                // Slice 1..S-1 of a split tile: the owner finishes it. Publish and stop.
+                // Not the tile's first k-block: the owner finishes the tile. Publish and go on.
                 float4* slot = partial_slot(partials, cta, consumer);
 #pragma unroll
                 for (int q = 0; q < ACC_REGS / 4; ++q)
@@ -568,10 +694,11 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 continue;
             }
             if (unit.kb_end < sched.k_blocks) {
-                // Slice 0: the clusters after this one hold slices 1..S-1. Add them in order,
-                // eight 16-byte loads in flight per thread at a time (32 registers).
-                for (int slice = 1; slice < sched.splits; ++slice) {
-                    const int peer = (cluster_id + slice) * CLUSTER + static_cast<int>(rank);
+                // The owner: the next clusters hold the rest of the tile. Add their partials
+                // in order, eight 16-byte loads in flight per thread at a time (32 registers).
+                const int holders = partial_holders(sched, cluster_id, unit.tile);
+                for (int h = 1; h <= holders; ++h) {
+                    const int peer = (cluster_id + h) * CLUSTER + static_cast<int>(rank);
                     await_partial(&flags[peer * CONSUMER_WARPGROUPS + consumer], barrier_id, thread_in_wg);
                     const float4* slot = partial_slot(partials, peer, consumer);
 #pragma unroll
@@ -593,47 +720,11 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             // Timeline: each tile's epilogue keeps its own slot, under the tile's first fill.
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueStart, first_fill);
             if (tma_store) {
-                uint8_t* c_smem = reinterpret_cast<uint8_t*>(s.c[consumer]);
+                // Only the conversion happens here; store_c_half does the rest while the
+                // tensor cores already work on the next unit (or below, after the last one).
 #pragma unroll
-                for (int half = 0; half < BN / EPI_N; ++half) {
-                    // The buffer is free once the previous store has finished reading it.
-                    // CCCL: cuda::ptx::cp_async_bulk_wait_group_read(n32_t<0>)
-                    // PTX:  cp.async.bulk.wait_group.read 0;
-                    if (thread_in_wg == 0)
-                        cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
-                    named_barrier_sync(EPILOGUE_BARRIER_ID + consumer, WARPGROUP_THREADS);
-                    // Columns [128*half, +128) of the piece = two 64x64 boxes, each stored
-                    // 128B-swizzled like the TMA loads: 16-byte chunk c of row r sits at
-                    // chunk c ^ (r % 8). A warp's 32 four-byte stores for one j cover 8
-                    // rows x one chunk, which the XOR spreads over all 32 banks.
-#pragma unroll
-                    for (int j = half * (ACC_REGS / 2); j < (half + 1) * (ACC_REGS / 2); j += 2) {
-                        const int row = layout::wgmma_acc_row(warp, lane, j);
-                        const int n8 = (j / 4) % (EPI_N / 8);  // n8 block inside this half
-                        const int box = n8 / (C_BOX / 8);      // which 64x64 box
-                        const int chunk = n8 % (C_BOX / 8);    // 16-byte chunk in the box row
-                        const uint32_t offset =
-                            box * C_BOX * C_BOX * 2 + layout::swizzled_offset(row, chunk) + 4 * (lane % 4);
-                        *reinterpret_cast<__nv_bfloat162*>(c_smem + offset) =
-                            __floats2bfloat162_rn(acc[j], acc[j + 1]);
-                    }
-                    // Ordinary stores, read next by the async proxy (TMA): fence, then make
-                    // sure all 128 threads' stores are in before one thread issues the copy.
-                    // CCCL: cuda::ptx::fence_proxy_async(space_shared)
-                    // PTX:  fence.proxy.async.shared::cta;
-                    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
-                    named_barrier_sync(EPILOGUE_BARRIER_ID + consumer, WARPGROUP_THREADS);
-                    if (thread_in_wg == 0) {
-#pragma unroll
-                        for (int box = 0; box < EPI_N / C_BOX; ++box) {
-                            const int col0 = n0 + half * EPI_N + box * C_BOX;
-                            if (col0 < N)
-                                tma_store_2d(&c_map, col0, row0, c_smem + box * C_BOX * C_BOX * 2);
-                        }
-                        // PTX: cp.async.bulk.commit_group;
-                        cuda::ptx::cp_async_bulk_commit_group();
-                    }
-                }
+                for (int j = 0; j < ACC_REGS; j += 2) packed[j / 2] = pack_bf16x2(acc[j], acc[j + 1]);
+                pending = unit.tile;
             } else {
                 // N % 8 != 0: no C tensor map is possible; step 06's direct stores.
                 __nv_bfloat16* c_tile = C + static_cast<size_t>(row0) * N + n0;
@@ -647,6 +738,11 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 }
             }
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueEnd, first_fill);
+        }
+        if (pending >= 0) {  // the last unit's tile: nothing left to overlap it with
+            const int2 at = cta_origin<CLUSTER>(pending, M, N, rank);
+            store_c_half<0>(packed, c_smem, &c_map, at.x + consumer * WGMMA_M, at.y, N, consumer);
+            store_c_half<1>(packed, c_smem, &c_map, at.x + consumer * WGMMA_M, at.y, N, consumer);
         }
         // The last stores must be complete before the CTA's shared memory goes away.
         // PTX: cp.async.bulk.wait_group 0;
@@ -664,23 +760,42 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 // -------------------------------------------------------------------------------------
 // The schedule of `tiles` (cluster) tiles of `k_blocks` on at most `max_clusters`
 // resident clusters (see Schedule). Data-parallel, the last wave takes a whole tile's
-// time; split S ways, 1/S of it plus the cost of the split. Split only where that is shorter.
-Schedule make_schedule(int tiles, int k_blocks, int max_clusters, bool split_k) {
-    Schedule s{tiles, k_blocks, tiles < max_clusters ? tiles : max_clusters, tiles, 1};
+// time. Shared among S clusters, it takes L*k_blocks/S plus the cost of sharing: one fix-up
+// and a read per further cluster that holds part of a tile (about S/L of them hold one,
+// one more where S is not a multiple of L and runs straddle tile boundaries). Try every S
+// that cuts the tiles evenly (split-K, S = j*L) and all of the grid (S = G); keep the
+// shortest, and share only where it beats the data-parallel last wave.
+Schedule make_schedule(int tiles, int k_blocks, int max_clusters, bool stream_k) {
+    Schedule s{tiles, k_blocks, tiles < max_clusters ? tiles : max_clusters, tiles, 0};
     const int leftover = tiles % max_clusters;  // tiles of the last, partial wave
-    if (!split_k || leftover == 0) return s;
-    int splits = max_clusters / leftover;
-    if (splits > k_blocks / MIN_SPLIT_KBLOCKS) splits = k_blocks / MIN_SPLIT_KBLOCKS;
-    if (splits < 2 || (k_blocks + splits - 1) / splits + SPLIT_COST_KBLOCKS >= k_blocks) return s;
+    if (!stream_k || leftover == 0) return s;
+    const long long shared_kblocks = static_cast<long long>(leftover) * k_blocks;
+    if (shared_kblocks > INT_MAX) return s;  // WorkCursor counts them in int
+    long long best = k_blocks;  // the data-parallel last wave
+    int best_clusters = 0;
+    for (int clusters = 2 * leftover; clusters <= max_clusters + leftover; clusters += leftover) {
+        const int S = clusters <= max_clusters ? clusters : max_clusters;
+        if (S <= leftover) break;
+        const long long run = (shared_kblocks + S - 1) / S;
+        if (run < SK_MIN_KBLOCKS) break;
+        const int holders = (S + leftover - 1) / leftover - 1 + (S % leftover != 0 ? 1 : 0);
+        const long long cost = run + FIXUP_KBLOCKS + static_cast<long long>(PEER_KBLOCKS) * holders;
+        if (cost < best) {
+            best = cost;
+            best_clusters = S;
+        }
+        if (S == max_clusters) break;
+    }
+    if (best_clusters == 0) return s;
     s.dp_tiles = tiles - leftover;
-    s.splits = splits;
-    s.clusters = s.dp_tiles > 0 ? max_clusters : leftover * splits;
+    s.sk_clusters = best_clusters;
+    s.clusters = s.dp_tiles > 0 ? max_clusters : best_clusters;
     return s;
 }
 
 template <int CLUSTER>
 cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
-                   int K, cudaStream_t stream, bool split_k) {
+                   int K, cudaStream_t stream, bool stream_k) {
     constexpr const char* kStep = "07_clusters_multicast";
     if (cudaError_t err = check_gemm_args(kStep, A, B, C, M, N, K, NeedsArch::Sm90a);
         err != cudaSuccess)
@@ -794,11 +909,11 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
     // schedule counts CTA tiles.
     const int k_blocks = (K + BK - 1) / BK;
     const Schedule sched =
-        clustered ? make_schedule(cluster_tiles, k_blocks, resident_clusters, split_k)
-                  : make_schedule(static_cast<int>(cta_tiles), k_blocks, resident_ctas, split_k);
+        clustered ? make_schedule(cluster_tiles, k_blocks, resident_clusters, stream_k)
+                  : make_schedule(static_cast<int>(cta_tiles), k_blocks, resident_ctas, stream_k);
     float* partials = nullptr;
     int* flags = nullptr;
-    if (sched.splits > 1) {
+    if (sched.sk_clusters > 0) {
         // A flag per consumer of every CTA the GPU holds, then one partial tile per CTA of
         // this grid. The flags come first, at a place that does not depend on the problem:
         // launch after launch on this stream reuses them (the owners lower every flag they

@@ -10,12 +10,16 @@
 namespace ladder::cli {
 
 std::vector<Shape> check_shapes() {
-    // 8704x512x2048 is 68 pairs of 128x256 tiles: two more than the 66 clusters of two an
-    // H100 or H200 holds, so step 07 runs one whole wave and splits the last two tiles'
-    // k-blocks 4 ways over 8 clusters (split-K with clusters).
+    // The last three make step 07 share k-blocks among clusters (stream-K, see its
+    // make_schedule): 8704x512x8192 is 68 pairs of 128x256 tiles, two more than the 66
+    // clusters of two an H100 or H200 holds, so after one whole wave the last two tiles are
+    // cut into 5 slices each over 10 clusters; 27136x256x8192 leaves 40 tiles for 66
+    // clusters, whose runs of k-blocks straddle tile boundaries; 1280x2560x8192 (100 tiles,
+    // fewer than SMs: no cluster launch) shares them among all 132 CTAs the same way.
     return {{1, 1, 8},          {127, 129, 72},    {256, 256, 256},
             {1000, 1992, 2056}, {8192, 64, 1024},  {64, 8192, 1024},
-            {4096, 4096, 4096}, {8704, 512, 2048}};
+            {4096, 4096, 4096}, {8704, 512, 8192}, {27136, 256, 8192},
+            {1280, 2560, 8192}};
 }
 
 std::vector<Shape> default_bench_shapes() {
@@ -35,8 +39,8 @@ std::vector<Shape> quick_bench_shapes() {
 }
 
 std::vector<Shape> small_shapes() {
-    // 256x500x4096 is 4 tiles of 128x256 with 64 k-blocks each: step 07 splits each tile's
-    // k-blocks 8 ways over 32 CTAs (split-K), with direct stores (N % 8 != 0). The last has more tiles
+    // 256x500x4096 is 4 tiles of 128x256 with 64 k-blocks each: step 07 cuts each tile's
+    // k-blocks into 4 slices over 16 CTAs (stream-K), with direct stores (N % 8 != 0). The last has more tiles
     // (17 x 9) than an H100 or H200 has SMs: step 07 runs it with clusters, so the sanitizer
     // sees remote arrivals and multicast too.
     return {{1, 1, 8},     {127, 129, 72},   {129, 257, 200}, {256, 256, 256},

@@ -32,7 +32,9 @@ namespace ladder {
 // (128 bytes for CU_TENSOR_MAP_SWIZZLE_128B, i.e. 64 bf16).
 inline cudaError_t make_tensor_map_2d(CUtensorMap* map, const void* base, uint64_t rows,
                                       uint64_t cols, uint32_t box_rows, uint32_t box_cols,
-                                      CUtensorMapSwizzle swizzle, const char* step) {
+                                      CUtensorMapSwizzle swizzle, const char* step,
+                                      CUtensorMapL2promotion l2_promotion =
+                                          CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
     // Looked up once per process; a function-local static is initialized exactly once even
     // when several host threads get here first together (C++11 [stmt.dcl]).
     static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
@@ -55,8 +57,8 @@ inline cudaError_t make_tensor_map_2d(CUtensorMap* map, const void* base, uint64
     const cuuint32_t element_stride[2] = {1, 1};
     CUresult res = encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base),
                           global_dim, global_stride, box_dim, element_stride,
-                          CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                          CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                          CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, l2_promotion,
+                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (res != CUDA_SUCCESS)
         return fail(cudaErrorInvalidValue,
                     "%s: cuTensorMapEncodeTiled failed (CUresult %d) for a %llux%llu matrix with a "

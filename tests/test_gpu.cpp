@@ -220,18 +220,18 @@ TEST(GpuVariants, LibcuxxSpellingsGiveIdenticalBits) {
 
 // Step 07's cluster sizes change who loads which slice, never the arithmetic. Where the
 // cluster variants run the same schedule, the same inputs must give the same bits.
-// 1000x1992x2056 has fewer tiles than SMs: every cluster size launches the same plain grid
-// and splits each tile's k-blocks the same two ways (split-K). The other two have more
+// 1000x1992x8192 has fewer tiles than SMs: every cluster size launches the same plain grid
+// and cuts each tile's k-blocks into the same two slices (stream-K). The other two have more
 // tiles than SMs (cluster sizes 2 and 4 launch clusters, with ragged edges) and too few
-// k-blocks per tile to split, so every size runs them data-parallel. (Where the cluster
-// sizes split differently, e.g. 8704x512x2048, partial sums are added in another order:
+// k-blocks per tile to share, so every size runs them data-parallel. (Where the cluster
+// sizes share differently, e.g. 8704x512x8192, partial sums are added in another order:
 // those results are checked against cuBLAS by the shape tests instead.)
 TEST(GpuStep07, EveryClusterSizeGivesIdenticalBits) {
     const ladder::Step* s = ladder::find_step(7);
     if (!ladder::step_built(*s)) GTEST_FAIL() << "step 07 is not built";
     std::string why;
     if (skip_unless_gpu_for(7, &why)) GTEST_SKIP() << why;
-    for (const Shape& shape : {Shape{1000, 1992, 2056}, Shape{2049, 2303, 328}, Shape{17925, 100, 128}}) {
+    for (const Shape& shape : {Shape{1000, 1992, 8192}, Shape{2049, 2303, 328}, Shape{17925, 100, 128}}) {
         ProblemBuffers p(shape.M, shape.N, shape.K);
         fill_random(p.A.get(), p.A.count(), 11);
         fill_random(p.B.get(), p.B.count(), 12);
