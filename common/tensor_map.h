@@ -30,6 +30,9 @@ namespace ladder {
 // aligned, the row pitch cols*2 is a multiple of 16 bytes, box dimensions are 1..256, and
 // with a swizzle mode the inner box extent in bytes (box_cols*2) is at most the swizzle span
 // (128 bytes for CU_TENSOR_MAP_SWIZZLE_128B, i.e. 64 bf16).
+// l2_promotion: how much the L2 fetches around each box row a TMA load asks for. 256 B by
+// default (a 128-byte row and its neighbour, which the next k-block reads); step 07's README
+// records that none and 128 B measured the same on the H200.
 inline cudaError_t make_tensor_map_2d(CUtensorMap* map, const void* base, uint64_t rows,
                                       uint64_t cols, uint32_t box_rows, uint32_t box_cols,
                                       CUtensorMapSwizzle swizzle, const char* step,
