@@ -137,7 +137,8 @@ case "$step" in
   6) echo "hint (step 6): every value wrong, no hang: the B boxes are not loaded, or not waited"
      echo "  for. A hang on a full barrier: its byte count is not the bytes of the box issued on"
      echo "  it (A: A_ROWS<S> rows, 128 cooperative, 64 ping-pong; B: 256 rows), or an"
-     echo "  uninitialised barrier. racecheck: a consumer reads B without waiting for its barrier." ;;
+     echo "  uninitialised barrier. Values that change between runs: a consumer reads B without"
+     echo "  waiting for its barrier." ;;
   7) echo "hint (step 7): a hang on the full barrier: some CTA's stage never receives every byte"
      echo "  its producer announced. Count what lands in each CTA per k-block (the A box, from"
      echo "  whichever CTA issues it, and its own B rows) and the multicast mask (bit r = CTA rank"
