@@ -102,7 +102,7 @@ constexpr int B_TILE_BYTES = BN * ROW_BYTES;                   // 32768
 constexpr int STAGE_BYTES = A_TILE_BYTES + B_TILE_BYTES;       // 49152 = the expect_tx count
 // EXERCISE BEGIN: B in two boxes of half height
 // B arrives as two TMA boxes of B_BOX_ROWS rows, stacked in the stage's B tile: the upper
-// box holds rows n0.., the lower one rows n0 + B_BOX_ROWS... Each half of the tile starts
+// box holds rows n0 onwards, the lower one rows n0 + B_BOX_ROWS onwards. Each half starts
 // on a 1024-byte boundary, so the 128-byte swizzle (anchored there) is the same as for one
 // box, and the MMA loop reads the tile exactly as before.
 constexpr int B_BOX_ROWS = BN / 2;                  // 128
