@@ -252,32 +252,21 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
     // hand it the matrix base instead so that not even an unused address is wild.
     auto issue_k_tile = [&](int k_tile) {
         const int k0 = k_tile * BK;
-        // EXERCISE BEGIN: the zero-fill predicates of the copies
-        // TODO: decide, for each 16-byte chunk this thread copies, whether it lies inside
-        // the matrix. A chunk covers columns k0 + copy_chunk*8 .. +7 of one row; copy i
-        // of A reads row m0 + copy_row + i*COPY_ROW_STEP (a_rows_left is M minus the row
-        // of copy 0), copy i of B row n0 + copy_row + i*COPY_ROW_STEP. K % 8 == 0, so a
-        // chunk is either wholly inside K or wholly outside. A chunk outside must be
-        // copied with in_bounds = false (16 zero bytes, nothing read); a chunk inside with
-        // true. This stub says false for every chunk, so every tile is zeros and C is 0.
-        (void)a_rows_left;
-        (void)b_rows_left;
-        const bool col_in_bounds = false;
+        const bool col_in_bounds = k0 + copy_chunk * CHUNK_ELEMS < K;  // K % 8 == 0: whole chunks
         const uint32_t a_stage = smem_base + (k_tile % STAGES) * STAGE_BYTES + copy_smem_offset;
         const uint32_t b_stage = a_stage + A_TILE_BYTES;
 #pragma unroll
         for (int i = 0; i < A_COPIES; ++i) {
-            const bool in_bounds = col_in_bounds;
+            const bool in_bounds = col_in_bounds && i * COPY_ROW_STEP < a_rows_left;
             const __nv_bfloat16* src = A + a_copy_offset + i * copy_global_step + k0;
             cp_async_16(a_stage + i * COPY_ROW_STEP * ROW_BYTES, in_bounds ? src : A, in_bounds);
         }
 #pragma unroll
         for (int i = 0; i < B_COPIES; ++i) {
-            const bool in_bounds = col_in_bounds;
+            const bool in_bounds = col_in_bounds && i * COPY_ROW_STEP < b_rows_left;
             const __nv_bfloat16* src = B + b_copy_offset + i * copy_global_step + k0;
             cp_async_16(b_stage + i * COPY_ROW_STEP * ROW_BYTES, in_bounds ? src : B, in_bounds);
         }
-        // EXERCISE END
     };
 
     // Fill the ring: k-tiles 0..STAGES-2 in flight before any math. One commit group per
@@ -330,32 +319,21 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
         }
     }
 
-    // ---- epilogue: fp32 accumulators -> bf16, straight from registers to C -------------
-    // Thread (g = lane/4, t = lane%4) holds D[g][2t..2t+1] and D[g+8][2t..2t+1] of each
-    // 16x8 MMA tile. Pairs go out as one 4-byte bf16x2 store when both columns exist and
-    // the address is 4-byte aligned (N even); otherwise element by element.
-    // (layout::mma_acc_row/col: the map, drawn in results/layouts/mma_fragment.png.)
-#pragma unroll
-    for (int i = 0; i < MMA_TILES_M; ++i) {
-#pragma unroll
-        for (int j = 0; j < MMA_TILES_N; ++j) {
-            const int col = n0 + warp_n0 + j * MMA_N + layout::mma_acc_col(lane, 0);
-#pragma unroll
-            for (int half = 0; half < 2; ++half) {
-                const int row = m0 + warp_m0 + i * MMA_M + layout::mma_acc_row(lane, 2 * half);
-                if (row >= M || col >= N) continue;
-                const float lo = acc[i][j][2 * half];
-                const float hi = acc[i][j][2 * half + 1];
-                __nv_bfloat16* dst = C + static_cast<size_t>(row) * N + col;
-                if (col + 1 < N && N % 2 == 0) {
-                    *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(lo, hi);
-                } else {
-                    dst[0] = __float2bfloat16(lo);
-                    if (col + 1 < N) dst[1] = __float2bfloat16(hi);
-                }
-            }
-        }
-    }
+    // EXERCISE BEGIN: a staged epilogue through the idle ring
+    // ---- epilogue: fp32 accumulators -> bf16 -> shared memory -> whole rows of C --------
+    // TODO: write C through shared memory instead of straight from the fragments:
+    //   1. once no warp reads the ring any more, every thread writes its accumulators, as
+    //      bf16 pairs, into a 128 x 256 bf16 copy of the tile in the ring (64 KB of the
+    //      144 KB). Lay it out so that the 8 rows one store instruction touches fall on
+    //      different banks: the layout of a k-tile (swizzled_offset) works on 128-byte
+    //      rows, i.e. on slabs of 64 columns.
+    //   2. once every thread has written, each warp copies whole rows of the tile to C,
+    //      16 bytes per lane (a row is 32 chunks of 16 bytes: one per lane).
+    // The fragment map is above mma_m16n8k16_bf16 (layout::mma_acc_row/col). Edges: rows
+    // past M and columns past N are not written; rows of C are 16-byte aligned only when
+    // N % 8 == 0 (N = 129 and 500 are in the check): store element by element otherwise.
+    // This stub writes nothing: every element of C stays NaN.
+    // EXERCISE END
 }
 
 // -------------------------------------------------------------------------------------

@@ -100,6 +100,15 @@ constexpr int CHUNKS_PER_ROW = ROW_BYTES / CHUNK_BYTES;                         
 constexpr int A_TILE_BYTES = BM * ROW_BYTES;                   // 16384
 constexpr int B_TILE_BYTES = BN * ROW_BYTES;                   // 32768
 constexpr int STAGE_BYTES = A_TILE_BYTES + B_TILE_BYTES;       // 49152 = the expect_tx count
+// EXERCISE BEGIN: B in two boxes of half height
+// B arrives as two TMA boxes of B_BOX_ROWS rows, stacked in the stage's B tile: the upper
+// box holds rows n0 onwards, the lower one rows n0 + B_BOX_ROWS onwards. Each half starts
+// on a 1024-byte boundary, so the 128-byte swizzle (anchored there) is the same as for one
+// box, and the MMA loop reads the tile exactly as before.
+constexpr int B_BOX_ROWS = BN / 2;                  // 128
+constexpr int B_BOX_BYTES = B_BOX_ROWS * ROW_BYTES;  // 16384
+static_assert(B_BOX_BYTES % 1024 == 0, "the lower box starts where a swizzle pattern starts");
+// EXERCISE END
 
 static_assert(BM % (WARPS_M * MMA_M) == 0 && BN % (WARPS_N * MMA_N) == 0, "warps tile the CTA");
 static_assert(MMA_TILES_N % 2 == 0, "one ldmatrix.x4 loads the B fragments of two n8 tiles");
@@ -225,12 +234,10 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             // of the two boxes are the rest of what completes the phase.
             //   CCCL: cuda::ptx::mbarrier_init(bar, count)
             //   PTX:  mbarrier.init.shared.b64 [bar], count;
-            // EXERCISE BEGIN: the arrival count of the full barrier
-            // TODO: how many arrivals complete one phase of the full barrier? Count the
-            // threads that call an arrive on it per k-block (the copy engine's bytes are
-            // counted separately, as transactions). THREADS is a placeholder, and wrong:
-            // with it the phase never completes and the kernel hangs.
-            cuda::ptx::mbarrier_init(&s.full_barrier[stage], THREADS);
+            // EXERCISE BEGIN: the arrivals a phase of the full barrier needs
+            // One arrival per phase, as in gemm.cu. Change it only if your producer arrives
+            // more (or less) than once per k-block.
+            cuda::ptx::mbarrier_init(&s.full_barrier[stage], 1);
             // EXERCISE END
         }
         // The copy engine (the "async proxy") must see the initialised barriers before it
@@ -244,14 +251,19 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     // B still writes every element into shared memory, the outside ones as zeros.
     auto issue_k_block = [&](int kb, int stage) {
         LADDER_TIMELINE_PRODUCER(LoadIssue, kb);
-        // EXERCISE BEGIN: announce the bytes the two boxes will deliver
-        // TODO: before the copies, arrive on the stage's full barrier and tell it how many
-        // bytes the copy engine will count off (arrive_expect_tx). Which boxes land in the
-        // stage, and how big is each, also when it hangs over the edge of A or B? This
-        // stub announces nothing, so the phase never completes and the kernel hangs.
-        // EXERCISE END
+        // EXERCISE BEGIN: issue the A box and both B boxes of a k-block
+        // TODO: B's tensor map now has boxes of B_BOX_ROWS = 128 rows (see the host code),
+        // so the 256 rows of the B tile take two boxes. Issue the lower one too: where in
+        // the stage does it land, which rows of B does it bring, and how many bytes must
+        // the full barrier expect in all? Mind the edges: for N = 100 no row of the lower
+        // box exists (read the comment above the producer in step 07's gemm.cu), for
+        // N = 129 one does. This stub announces and issues the A box and the UPPER B box
+        // only: the lower half of the B tile is never written, so columns 128..255 of
+        // every tile of C come out wrong (garbage or NaN); N <= 128 passes.
+        arrive_expect_tx(&s.full_barrier[stage], A_TILE_BYTES + B_BOX_BYTES);
         tma_load_2d(s.a[stage], &a_map, kb * BK, m0, &s.full_barrier[stage]);
         tma_load_2d(s.b[stage], &b_map, kb * BK, n0, &s.full_barrier[stage]);
+        // EXERCISE END
     };
 
     // Fill the ring. With STAGES = 1 it is a single slot: k-block 0.
@@ -380,10 +392,12 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
                                              "03_tma_single_stage");
         err != cudaSuccess)
         return err;
-    if (cudaError_t err = make_tensor_map_2d(&b_map, B, N, K, BN, BK, CU_TENSOR_MAP_SWIZZLE_128B,
-                                             "03_tma_single_stage");
+    // EXERCISE BEGIN: B's boxes are half as tall
+    if (cudaError_t err = make_tensor_map_2d(&b_map, B, N, K, B_BOX_ROWS, BK,
+                                             CU_TENSOR_MAP_SWIZZLE_128B, "03_tma_single_stage");
         err != cudaSuccess)
         return err;
+    // EXERCISE END
 
     // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
     if (cudaError_t err = allow_dynamic_smem("03_tma_single_stage", gemm_kernel, SMEM_BYTES);

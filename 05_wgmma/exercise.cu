@@ -168,16 +168,7 @@ __host__ __device__ constexpr int ceil_div(int x, int tile) { return (x - 1) / t
 // M/N) 1024, leading byte offset unused (a k16 step never leaves a 128-byte row), start
 // address = the tile + 32 bytes per k16 step. wgmma_descriptor.h has the bit layout.
 __device__ __forceinline__ uint64_t smem_descriptor(uint32_t smem_addr) {
-    // EXERCISE BEGIN: the wgmma shared-memory matrix descriptor
-    // TODO: pack the 64-bit descriptor yourself, field by field (PTX ISA "Matrix
-    // Descriptor Format"): bits 0-13 start address >> 4, bits 16-29 leading byte offset
-    // >> 4, bits 32-45 stride byte offset >> 4, bits 49-51 base offset, bits 62-63 swizzle
-    // mode. The comment above says which values this layout needs. (Do not open
-    // wgmma_descriptor.h until you are done: it is the answer.) This stub fills in the
-    // start address only: no swizzle and zero offsets, so wgmma reads the tile in the
-    // wrong layout and the values of C are wrong (but every read stays inside the tile).
-    return static_cast<uint64_t>((smem_addr >> 4) & 0x3FFF);
-    // EXERCISE END
+    return wgmma::make_kmajor_sw128_descriptor(smem_addr);
 }
 
 // PTX ISA "wgmma.fence": orders this warpgroup's earlier accesses to registers before
@@ -253,6 +244,32 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&acc)[ACC_REGS], uint64_
         : "l"(desc_a), "l"(desc_b)
         : "memory");
 }
+// EXERCISE BEGIN: wgmma with N = 128 on half of the accumulators
+// The same instruction with N = 128: acc[64 x 128] += A[64 x 16] * B[128 x 16]^T, on the 64
+// accumulators acc[FIRST .. FIRST + 63] of the 128 this thread holds. Its register fragment
+// is the m64n256k16 one cut after 16 of the 32 8-column blocks (PTX ISA, wgmma "Register
+// Fragments": registers 4j..4j+3 hold 8-column block j, for every N).
+// SASS: HGMMA.64x128x16.F32.BF16.
+template <int FIRST>
+__device__ __forceinline__ void wgmma_m64n128k16(float (&acc)[ACC_REGS], uint64_t desc_a,
+                                                 uint64_t desc_b) {
+    static_assert(FIRST == 0 || FIRST == ACC_REGS / 2, "one of the two halves of acc");
+    asm volatile(
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16\n"
+        "{%0, %1, %2, %3, %4, %5, %6, %7,\n"
+        " %8, %9, %10, %11, %12, %13, %14, %15,\n"
+        " %16, %17, %18, %19, %20, %21, %22, %23,\n"
+        " %24, %25, %26, %27, %28, %29, %30, %31,\n"
+        " %32, %33, %34, %35, %36, %37, %38, %39,\n"
+        " %40, %41, %42, %43, %44, %45, %46, %47,\n"
+        " %48, %49, %50, %51, %52, %53, %54, %55,\n"
+        " %56, %57, %58, %59, %60, %61, %62, %63},\n"
+        " %64, %65, 1, 1, 1, 0, 0;\n"
+        : LADDER_ACC32(FIRST), LADDER_ACC32(FIRST + 32)
+        : "l"(desc_a), "l"(desc_b)
+        : "memory");
+}
+// EXERCISE END
 #undef LADDER_ACC32
 #undef LADDER_ACC8
 
@@ -355,8 +372,16 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 #pragma unroll
         for (int ks = 0; ks < K_STEPS; ++ks) {
             const uint32_t k_bytes = ks * WGMMA_K * sizeof(__nv_bfloat16);
-            wgmma_m64n256k16(acc, smem_descriptor(a_tile + k_bytes),
-                             smem_descriptor(b_tile + k_bytes));
+            // EXERCISE BEGIN: two wgmma of N = 128 per k16 step
+            // TODO: cover the 256 columns of the tile with two wgmma_m64n128k16 per k16
+            // step instead of one m64n256k16. Which rows of the B tile (and so which start
+            // address of its descriptor) does each read, and which half of acc must each
+            // write so that the epilogue below finds every column where it looks for it?
+            // This stub issues the first half only: columns 128..255 of every tile keep
+            // their zero accumulators, so C is wrong wherever N > 128 (N <= 128 passes).
+            wgmma_m64n128k16<0>(acc, smem_descriptor(a_tile + k_bytes),
+                                smem_descriptor(b_tile + k_bytes));
+            // EXERCISE END
         }
         wgmma_commit_group();  // the 4 wgmmas of k-block kb are one group
         // Leave group kb running; wait only for group kb-1. Its MMAs have then completed,

@@ -145,6 +145,10 @@ struct SharedStorage {
     alignas(1024) __nv_bfloat16 a[STAGES<S>][A_ROWS<S> * BK];
     alignas(1024) __nv_bfloat16 b[STAGES<S>][BN * BK];
     uint64_t full_barrier[STAGES<S>];   // producer -> consumers: "both boxes have landed"
+    // EXERCISE BEGIN: a second full barrier per stage, for B
+    // With the exercise done, full_barrier counts the A box only and this one the B box.
+    uint64_t full_b_barrier[STAGES<S>];
+    // EXERCISE END
     uint64_t empty_barrier[STAGES<S>];  // consumers -> producer: "wgmma is done reading"
 };
 static_assert((WGMMA_M * BK * sizeof(__nv_bfloat16)) % 1024 == 0, "A tiles stay 1024-aligned");
@@ -274,6 +278,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             // CCCL: cuda::ptx::mbarrier_init(bar, count)
             // PTX:  mbarrier.init.shared.b64 [bar], count;   (PTX ISA "mbarrier.init")
             cuda::ptx::mbarrier_init(&s.full_barrier[stage], 1);
+            // EXERCISE BEGIN: initialise the B barriers
+            // TODO: how many arrivals complete one phase of full_b_barrier?
+            // EXERCISE END
             cuda::ptx::mbarrier_init(&s.empty_barrier[stage], uint32_t{EMPTY_ARRIVALS<S>});
         }
         // Make the initialised barriers visible to the async proxy (the TMA unit) before
@@ -286,17 +293,30 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         // ---- producer: one thread keeps the ring full ---------------------------------
         setmaxnreg_dec<PRODUCER_REGISTERS>();
         if (thread_in_wg == 0) {
-            // EXERCISE BEGIN: the producer loop
-            // TODO: keep the ring full. For every fill, in the order the consumers read
-            // them (see "The ring protocol" above the kernel and the consumers' first_fill):
-            //   wait until the stage is free (empty barrier; which parity on the first lap?),
-            //   announce the bytes of the fill on the full barrier (arrive_expect_tx),
-            //   issue the A box and the B box into the stage (tma_load_2d), advance.
-            // Cooperative: k-block kb of the 128-row A box, fills 0..KB-1. PingPong: the
-            // 64-row half `half` of A (only `halves` of them), fills half*KB + kb.
-            // This stub loads nothing: the consumers wait forever on the first full
-            // barrier (with the hang trap of an exercise build: about 2 s, then a trap).
-            // EXERCISE END
+            int stage = 0;
+            uint32_t phase = 0;
+            const int a_halves = S == Schedule::Cooperative ? 1 : halves;
+            for (int half = 0; half < a_halves; ++half) {
+                const int a_row = m0 + half * WGMMA_M;  // Cooperative: the whole 128-row box
+                for (int kb = 0; kb < k_blocks; ++kb) {
+                    wait_barrier(&s.empty_barrier[stage], phase ^ 1u, "empty barrier");
+                    // Timeline: k-blocks are numbered by fill (ping-pong: half * KB + kb).
+                    LADDER_TIMELINE_PRODUCER(LoadIssue, half * k_blocks + kb);
+                    // The FULL box bytes, even where the box hangs over the matrix edge:
+                    // TMA writes those elements too (as zeros) and counts them.
+                    // EXERCISE BEGIN: each box on its own barrier
+                    // TODO: announce and issue the A box on full_barrier and the B box on
+                    // full_b_barrier, each barrier with the bytes of its own box (how many
+                    // rows does the A box have in each schedule?). This stub announces and
+                    // issues the A box only: the B tiles are never loaded, so every value
+                    // of C is wrong, but nothing hangs.
+                    arrive_expect_tx(&s.full_barrier[stage],
+                                     A_ROWS<S> * BK * static_cast<uint32_t>(sizeof(__nv_bfloat16)));
+                    tma_load_2d(s.a[stage], &a_map, kb * BK, a_row, &s.full_barrier[stage]);
+                    // EXERCISE END
+                    advance<STAGES<S>>(stage, phase);
+                }
+            }
         }
         // The other 127 producer threads have nothing to do; they fall through to the end.
     } else {
@@ -328,6 +348,12 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             int previous_stage = -1;
             for (int kb = 0; kb < k_blocks; ++kb) {
                 wait_barrier(&s.full_barrier[stage], phase, "full barrier");
+                // EXERCISE BEGIN: wait for the B box too
+                // TODO: the wgmma below reads the B tile of this stage: wait until it has
+                // landed. Which parity? (Think of the ping-pong consumer 1, whose first fill
+                // is KB fills into the ring: gemm.cu explains why its parity is unambiguous
+                // once it passes the order barrier. Does that still hold for this barrier?)
+                // EXERCISE END
                 // Timeline (thread 0 of the warpgroup speaks for it; k-blocks numbered by fill).
                 LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, LoadArrive, first_fill + kb);
                 LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaStart, first_fill + kb);

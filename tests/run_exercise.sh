@@ -111,28 +111,34 @@ if grep -q "different bits: a race" "$log"; then
   echo "  landed, or overwrites it while it is still being read."
 fi
 case "$step" in
-  1) echo "hint (step 1): C[m,n] is the dot product of row m of A and row n of B (B is N x K:"
-     echo "  B[n,k] sits at n*K + k). Start the sum at 0, run k over all of K, use size_t offsets." ;;
-  2) echo "hint (step 2): all of C zero: no chunk is ever copied (every predicate false)."
-     echo "  Wrong only in the last rows or columns of C (M=127, N=129, ...): the row bound."
-     echo "  Wrong only when K is not a multiple of 64 (K=72, 200, 520, 2056): the column bound."
-     echo "  A predicate that is too generous reads past A or B: run"
-     echo "  ctest --test-dir build -R sanitizer_memcheck_step2 to see the bad read." ;;
-  3) echo "hint (step 3): a hang on the full barrier means its phase never completes: it needs"
-     echo "  the arrivals it was initialised with AND the bytes announced by expect_tx. Count"
-     echo "  who arrives per k-block, and the bytes of BOTH boxes, the full box even at an edge." ;;
+  1) echo "hint (step 1): NaN in C: some of a thread's four outputs are never written. Each thread"
+     echo "  owns rows m, m+BM and columns n, n+BN. Wrong only in the last rows or columns (M = 9,"
+     echo "  N = 33, ...): the second row or column lies past C there; it must be neither stored"
+     echo "  nor loaded (memcheck reports the read of A or B past its end)." ;;
+  2) echo "hint (step 2): all of C NaN: nothing reaches C. Wrong values in a pattern of 8 rows or 8"
+     echo "  columns: the staging layout and the read-back disagree (slab = col / 64, chunk"
+     echo "  (col % 64) / 8 of that slab's row, swizzled_offset). Wrong only for N = 129 or 500: the"
+     echo "  16-byte stores need N % 8 == 0. racecheck: a barrier is missing before the writes into"
+     echo "  the ring (warps still in ldmatrix) or between the writes and the reads." ;;
+  3) echo "hint (step 3): wrong in columns 128..255 of each tile (N > 128): the lower B box is"
+     echo "  missing, lands in the wrong place (128 rows x 128 bytes into the B tile), or brings"
+     echo "  the wrong rows (n0 + 128). A hang: the full barrier expects more bytes or arrivals"
+     echo "  than arrive (a box not issued must not be announced; every box counts its FULL"
+     echo "  bytes). Too few bytes: the phase completes early, a race." ;;
   4) echo "hint (step 4): correct for K <= 256 but a hang beyond: the ring is never refilled after"
      echo "  the prologue, or a refill waits on the wrong phase of its empty barrier. Thread 0's"
      echo "  refill position lags the warps' by one k-block, and so does its parity. Wrong or"
      echo "  changing values: a refill overwrote a slot still being read. Try your schedule on"
      echo "  the CPU: edit schedule_step04 in common/ring_schedules.cpp, ./build/ladder-ring --step 4" ;;
-  5) echo "hint (step 5): every value wrong but no hang: the tensor core reads the tiles in the"
-     echo "  wrong layout. Check each descriptor field: the address >> 4, the stride byte offset"
-     echo "  (8 rows x 128 B), the 128B swizzle mode in bits 62-63, a leading byte offset of 16." ;;
-  6) echo "hint (step 6): a hang on the full barrier: fills missing or in the wrong order, or"
-     echo "  the wrong byte count. A hang on the empty barrier: its first-lap parity (a fresh"
-     echo "  barrier counts its 'previous' phase, parity 1, as complete). PingPong fails alone:"
-     echo "  the A rows of half 1, or the order of the fills (half * KB + kb)." ;;
+  5) echo "hint (step 5): wrong only where N > 128: the second wgmma of a k16 step is missing, reads"
+     echo "  the wrong rows of B (its descriptor starts 128 rows x 128 bytes into the B tile), or"
+     echo "  writes the wrong half of acc (the epilogue reads column block j from acc[4j..4j+3],"
+     echo "  for all 32 blocks of the 256 columns)." ;;
+  6) echo "hint (step 6): every value wrong, no hang: the B boxes are not loaded, or not waited"
+     echo "  for. A hang on a full barrier: its byte count is not the bytes of the box issued on"
+     echo "  it (A: A_ROWS<S> rows, 128 cooperative, 64 ping-pong; B: 256 rows), or an"
+     echo "  uninitialised barrier. Values that change between runs: a consumer reads B without"
+     echo "  waiting for its barrier." ;;
   7) echo "hint (step 7): a hang on the full barrier: some CTA's stage never receives every byte"
      echo "  its producer announced. Count what lands in each CTA per k-block (the A box, from"
      echo "  whichever CTA issues it, and its own B rows) and the multicast mask (bit r = CTA rank"

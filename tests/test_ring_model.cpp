@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "ring_schedules.h"
 
@@ -264,6 +265,71 @@ TEST(RingModel, Step07ExerciseProtocol) {
             const Verdict v = run_seeds(step07_along_n(k_blocks, cluster), kSeeds);
             EXPECT_TRUE(v.ok) << "cluster " << cluster << ", " << k_blocks << " k-blocks: " << v.message;
         }
+}
+
+// The protocol of step 03's implementation exercise (reference solution:
+// tests/fixtures/exercises/solutions/03_tma_single_stage.cu): B in two boxes of half
+// height on the one full barrier. The lower box is issued only where it holds rows of B;
+// without it a k-block is fewer bytes (the model tracks bytes, not rows).
+struct Step03Producer {
+    bool lower_rows = true;         // the lower box holds rows of B
+    bool issue_lower = true;        // ... and the producer issues it
+    long expected = 0;              // bytes of the one arrive.expect_tx per k-block
+    bool arrival_per_box = false;   // instead: one arrive.expect_tx per box (on a count of 1)
+};
+
+Protocol step03_two_b_boxes(int k_blocks, const Step03Producer& s) {
+    constexpr int WARPS = 8;
+    constexpr long A_BYTES = 128 * 64 * 2, B_HALF_BYTES = 128 * 64 * 2;
+    Protocol p = schedule_step03(k_blocks);  // the same barrier and warps
+    p.stage_bytes = A_BYTES + (s.lower_rows ? 2 : 1) * B_HALF_BYTES;
+    for (Agent& a : p.agents) a.ops.clear();
+    auto issue = [&](Agent& producer, int kb) {
+        std::vector<long> boxes = {A_BYTES, B_HALF_BYTES};
+        if (s.issue_lower) boxes.push_back(B_HALF_BYTES);
+        if (!s.arrival_per_box) producer.expect_tx(p.full(0, 0), s.expected, kb);
+        for (long bytes : boxes) {
+            if (s.arrival_per_box) producer.expect_tx(p.full(0, 0), bytes, kb);
+            producer.load(0, bytes, kb);
+        }
+    };
+    issue(p.agents[0], 0);
+    for (int w = 0; w < WARPS; ++w) {
+        Agent& warp = p.agents[static_cast<size_t>(w)];
+        for (int kb = 0; kb < k_blocks; ++kb) {
+            warp.wait(p.full(0, 0), static_cast<uint32_t>(kb) & 1u, kb);
+            warp.read_begin(0, kb);
+            warp.read_end(0, kb);
+            warp.sync_threads(kb);
+            if (w == 0 && kb + 1 < k_blocks) issue(warp, kb + 1);
+        }
+    }
+    return p;
+}
+
+TEST(RingModel, Step03ExerciseProtocol) {
+    constexpr long A_BYTES = 128 * 64 * 2, B_HALF_BYTES = 128 * 64 * 2;
+    // The solution: one arrival announcing the full bytes of every box issued.
+    for (int k_blocks : {1, 2, 9})
+        for (bool lower : {true, false}) {
+            const Step03Producer s{lower, lower, A_BYTES + (lower ? 2 : 1) * B_HALF_BYTES, false};
+            const Verdict v = run_seeds(step03_two_b_boxes(k_blocks, s), kSeeds);
+            EXPECT_TRUE(v.ok) << k_blocks << " k-blocks, lower box " << lower << ": " << v.message;
+        }
+    // The lower box announced but not issued (N <= 128): a hang on the first k-block.
+    const Step03Producer announced_only{false, false, A_BYTES + 2 * B_HALF_BYTES, false};
+    EXPECT_EQ(run(step03_two_b_boxes(2, announced_only), 0)
+                  .message.rfind("hang: warp 0 waits on full[0] parity 0 at k-block 0", 0),
+              0u);
+    // The stub: the lower box neither announced nor issued although it holds rows of B;
+    // the warps read a slot that lacks part of the k-block.
+    const Step03Producer stub{true, false, A_BYTES + B_HALF_BYTES, false};
+    EXPECT_FALSE(run_seeds(step03_two_b_boxes(2, stub), kSeeds).ok);
+    // One arrive.expect_tx per box on a barrier that expects one arrival per phase: the
+    // phase may complete with the A box alone landed, and the other arrivals fall on a
+    // phase they do not belong to.
+    const Step03Producer per_box{true, true, 0, true};
+    EXPECT_FALSE(run_seeds(step03_two_b_boxes(2, per_box), kSeeds).ok);
 }
 
 TEST(RingModel, ScheduleForStepNamesOnlyTheRingSteps) {
