@@ -126,10 +126,13 @@ static_assert(BM <= 256 && BN <= 256, "a TMA box has at most 256 rows");
 static_assert(PRODUCER_REGISTERS % 8 == 0 && CONSUMER_REGISTERS % 8 == 0,
               "setmaxnreg counts are multiples of 8");
 static_assert(PRODUCER_REGISTERS >= 24 && CONSUMER_REGISTERS <= 256, "setmaxnreg range is 24..256");
+// setmaxnreg only moves registers within what the CTA was launched with (65536 / THREADS,
+// rounded down to a multiple of 8, per thread): a consumer's setmaxnreg.inc waits until
+// the producer's .dec has handed enough back, and would wait forever if it asked for more.
 static_assert(WARPGROUP_THREADS * PRODUCER_REGISTERS +
                       CONSUMER_WARPGROUPS * WARPGROUP_THREADS * CONSUMER_REGISTERS <=
-                  65536,
-              "the re-balanced registers must fit the 64K-register file");
+                  65536 / THREADS / 8 * 8 * THREADS,
+              "the re-balanced registers must fit the CTA's launch allocation (168 x 384)");
 static_assert(CONSUMER_REGISTERS >= ACC_REGS + 64, "room above the accumulators");
 static_assert(STAGES<Schedule::Cooperative> == 4 && STAGES<Schedule::PingPong> == 5,
               "the derivation above");

@@ -22,9 +22,7 @@
 //     (conflict-free) -> fence.proxy.async -> one cp.async.bulk.tensor store per 64x64
 //     box. The TMA unit clips rows and columns outside C. It needs N % 8 == 0 (the C
 //     tensor map's row pitch must be a multiple of 16 bytes); for other N the kernel
-//     falls back to step 06's bounds-checked direct stores. The consumers only convert
-//     the accumulators to bf16 at the end of a tile; the stores to shared memory and the
-//     TMA stores happen during the next tile's first two k-blocks, while its wgmma run.
+//     falls back to step 06's bounds-checked direct stores.
 // And one schedule that is not Hopper's but the persistent grid's: when the last wave of
 // tiles would leave many SMs idle, stream-K shares those tiles' k-blocks out among the
 // clusters in equal runs, and the cluster that holds a tile's first k-block adds the
@@ -57,7 +55,6 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 
 #include "layout.h"  // tile_place, b_slice_first_row, swizzled_offset, wgmma_acc_row/col
 #include "spin_guard.cuh"
@@ -76,11 +73,9 @@ namespace ladder::step07 {
 // -------------------------------------------------------------------------------------
 // Registers decide the tile, exactly as in step 06: a consumer warpgroup issues wgmma
 // m64n256k16 into 64*256/128 = 128 fp32 accumulators per thread; two consumers give a
-// 128x256 CTA tile; setmaxnreg moves registers from the producer (32) to the consumers
-// (240): 128*32 + 256*240 = 65536, the whole register file, starting from the 168 that
-// __launch_bounds__(384, 1) gives every thread. A consumer needs the 240: besides the 128
-// accumulators it holds the previous tile as 64 registers of bf16 pairs while the next
-// tile's first wgmma run (the epilogue below). The producer's one thread fits in 32.
+// 128x256 CTA tile; setmaxnreg moves registers from the producer (40) to the consumers
+// (232): 128*40 + 256*232 = 64512 <= 65536, starting from the 168 that
+// __launch_bounds__(384, 1) gives every thread.
 //
 // Shared memory (227 KB = 232448 bytes a CTA may opt in to):
 //   stages: A 128x64x2 = 16 KB + B 256x64x2 = 32 KB = 48 KB each; 4 stages = 192 KB.
@@ -103,8 +98,8 @@ constexpr int THREADS = (1 + CONSUMER_WARPGROUPS) * WARPGROUP_THREADS;  // 384
 constexpr int WGMMA_M = BM / CONSUMER_WARPGROUPS;  // 64 rows of C per consumer: one wgmma m64
 constexpr int WGMMA_K = 16;                     // K of one wgmma (bf16)
 constexpr int ACC_REGS = WGMMA_M * BN / WARPGROUP_THREADS;  // 128 fp32 accumulators per thread
-constexpr int PRODUCER_REGISTERS = 32;
-constexpr int CONSUMER_REGISTERS = 240;
+constexpr int PRODUCER_REGISTERS = 40;
+constexpr int CONSUMER_REGISTERS = 232;
 constexpr int SWIZZLE_BYTES = 128;            // CU_TENSOR_MAP_SWIZZLE_128B
 constexpr size_t SMEM_OPTIN_BYTES = 232448;  // 227 KB: H100's MaxSharedMemoryPerBlockOptin
 constexpr int EPI_N = 128;    // columns of C a consumer stages in shared memory at a time
@@ -146,10 +141,13 @@ static_assert(BM <= 256 && BN <= 256, "a TMA box has at most 256 rows");
 static_assert(PRODUCER_REGISTERS % 8 == 0 && CONSUMER_REGISTERS % 8 == 0,
               "setmaxnreg counts are multiples of 8");
 static_assert(PRODUCER_REGISTERS >= 24 && CONSUMER_REGISTERS <= 256, "setmaxnreg range is 24..256");
+// setmaxnreg only moves registers within what the CTA was launched with (65536 / THREADS,
+// rounded down to a multiple of 8, per thread): a consumer's setmaxnreg.inc waits until
+// the producer's .dec has handed enough back, and would wait forever if it asked for more.
 static_assert(WARPGROUP_THREADS * PRODUCER_REGISTERS +
                       CONSUMER_WARPGROUPS * WARPGROUP_THREADS * CONSUMER_REGISTERS <=
-                  65536,
-              "the re-balanced registers must fit the 64K-register file");
+                  65536 / THREADS / 8 * 8 * THREADS,
+              "the re-balanced registers must fit the CTA's launch allocation (168 x 384)");
 static_assert(CONSUMER_REGISTERS >= ACC_REGS + 64, "room above the accumulators");
 static_assert(STAGES >= 2, "a consumer holds one stage while it waits for the next: at least two");
 static_assert(BN % EPI_N == 0 && EPI_N % C_BOX == 0, "whole store boxes per epilogue round");
@@ -412,78 +410,19 @@ __device__ __forceinline__ int2 tile_origin(int tile, int cluster_rows, int tile
                      place.tile_col * BN);
 }
 
-// The epilogue's second half: one 128-column half (HALF = 0 or 1) of a consumer's 64x256
-// piece, already converted to bf16 pairs (packed[j/2] holds accumulators j and j+1), goes
-// through the consumer's 16 KB staging buffer to C at (row0, n0).
-// wgmma's D layout: warp w of the warpgroup owns rows 16w..16w+15; in each n8 column block
-// j/4, lane l holds rows l/4 and l/4 + 8, columns 2(l%4), +1:
-//   acc[j] -> row 16w + l/4 + 8*((j/2)%2),  col 8*(j/4) + 2*(l%4) + j%2.
-// The buffer holds two 64x64 boxes, each 128B-swizzled like the TMA loads: 16-byte chunk c
-// of row r sits at chunk c ^ (r % 8). A warp's 32 four-byte stores for one j cover 8 rows x
-// one chunk, which the XOR spreads over all 32 banks.
-template <int HALF>
-__device__ __forceinline__ void store_c_half(const uint32_t (&packed)[ACC_REGS / 2], uint8_t* c_smem,
-                                             const CUtensorMap* c_map, int row0, int n0, int N,
-                                             int consumer) {
-    // The thread's place is read again here rather than kept: this runs inside the next
-    // tile's main loop, where the 64 packed registers already crowd the accumulators, and
-    // a few integer instructions cost less than registers that would spill.
-    uint32_t thread = threadIdx.x;
-    asm volatile("" : "+r"(thread));  // an opaque copy: the compiler cannot hoist what follows
-    const int thread_in_wg = static_cast<int>(thread % WARPGROUP_THREADS);
-    const int warp = thread_in_wg / 32;
-    const int lane = thread_in_wg % 32;
-    // The buffer is free once the previous store has finished reading it.
-    // CCCL: cuda::ptx::cp_async_bulk_wait_group_read(n32_t<0>)
-    // PTX:  cp.async.bulk.wait_group.read 0;
-    if (thread_in_wg == 0) cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
-    named_barrier_sync(EPILOGUE_BARRIER_ID + consumer, WARPGROUP_THREADS);
-#pragma unroll
-    for (int j = HALF * (ACC_REGS / 2); j < (HALF + 1) * (ACC_REGS / 2); j += 2) {
-        const int row = layout::wgmma_acc_row(warp, lane, j);
-        const int n8 = (j / 4) % (EPI_N / 8);  // n8 block inside this half
-        const int box = n8 / (C_BOX / 8);      // which 64x64 box
-        const int chunk = n8 % (C_BOX / 8);    // 16-byte chunk in the box row
-        const uint32_t offset =
-            box * C_BOX * C_BOX * 2 + layout::swizzled_offset(row, chunk) + 4 * (lane % 4);
-        *reinterpret_cast<uint32_t*>(c_smem + offset) = packed[j / 2];
-    }
-    // Ordinary stores, read next by the async proxy (TMA): fence, then make sure all 128
-    // threads' stores are in before one thread issues the copy.
-    // CCCL: cuda::ptx::fence_proxy_async(space_shared)   PTX: fence.proxy.async.shared::cta;
-    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
-    named_barrier_sync(EPILOGUE_BARRIER_ID + consumer, WARPGROUP_THREADS);
-    if (thread_in_wg == 0) {
-#pragma unroll
-        for (int box = 0; box < EPI_N / C_BOX; ++box) {
-            const int col0 = n0 + HALF * EPI_N + box * C_BOX;
-            if (col0 < N) tma_store_2d(c_map, col0, row0, c_smem + box * C_BOX * C_BOX * 2);
-        }
-        // PTX: cp.async.bulk.commit_group;
-        cuda::ptx::cp_async_bulk_commit_group();
-    }
-}
-
-// Two bf16 in one 32-bit register, `lo` in the low half (the lower column).
-__device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
-    const __nv_bfloat162 pair = __floats2bfloat162_rn(lo, hi);
-    uint32_t bits;
-    memcpy(&bits, &pair, sizeof bits);
-    return bits;
-}
-
 // tile_origin with the tile grid worked out from M and N where it is needed: the
-// consumers' registers are full (see the register budget), and a few integer instructions
-// per tile are cheaper than a value held for the whole kernel and spilled.
+// producer's 40 registers are full, and a few integer instructions per tile are cheaper
+// than a value held for the whole kernel and spilled.
 template <int CLUSTER>
 __device__ __forceinline__ int2 cta_origin(int tile, int M, int N, uint32_t rank) {
+    asm volatile("" : "+r"(M), "+r"(N));  // opaque copies: the compiler cannot hoist the grid
     const int2 grid = cluster_tile_grid<CLUSTER>(M, N);
     return tile_origin<CLUSTER>(tile, grid.x, grid.y, rank);
 }
 
 // %clusterid.x (the CTA's index without a cluster launch), read by each warpgroup after its
 // setmaxnreg: a volatile read is never merged with another one, so no value is carried
-// across the register re-balancing (where the producer's 32 registers would spill it).
+// across the register re-balancing (where the producer's 40 registers would spill it).
 __device__ __forceinline__ int read_cluster_id() {
     uint32_t id;
     asm volatile("mov.u32 %0, %%clusterid.x;" : "=r"(id));
@@ -598,11 +537,6 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         int stage = 0;
         uint32_t phase = 0;
         float acc[ACC_REGS];
-        // The finished tile waiting to be stored (-1: none) and its accumulators as bf16
-        // pairs. It leaves during the next unit's first two k-blocks.
-        uint32_t packed[ACC_REGS / 2];
-        int pending = -1;
-        uint8_t* c_smem = reinterpret_cast<uint8_t*>(s.c[consumer]);
         // The descriptors of stage 0, this consumer's 64 rows of A (the top or bottom half
         // of the A box) and B. Stage s, k16 step k is the same descriptor with its start
         // address field (bits 0-13, address / 16) advanced by s*stage_bytes/16 + k*32/16:
@@ -637,18 +571,6 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                                      smem_descriptor_with_lo(b_desc + k_step), accumulate);
                 }
                 wgmma_commit_group();
-                // While these wgmma run, the previous tile leaves: one half of it after each
-                // of the first two k-blocks' wgmma are issued (they never touch `packed`).
-                if (pending >= 0) {
-                    const int2 at = cta_origin<CLUSTER>(pending, M, N, rank);
-                    const int row0 = at.x + consumer * WGMMA_M;
-                    if (kb == unit.kb_begin) {
-                        store_c_half<0>(packed, c_smem, &c_map, row0, at.y, N, consumer);
-                    } else {
-                        store_c_half<1>(packed, c_smem, &c_map, row0, at.y, N, consumer);
-                        pending = -1;
-                    }
-                }
                 // Keep this k-block's wgmma running and wait only for the previous one:
                 // once it is done, its stage can be refilled, by every CTA of the cluster.
                 wgmma_wait_group<1>();
@@ -667,15 +589,13 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaEnd, fill - 1);
             release_stage<CLUSTER>(&s.empty_barrier[previous_stage], thread_in_wg);
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, Release, fill - 1);
-            if (pending >= 0) {  // a unit of a single k-block: the second half is still here
-                const int2 at = cta_origin<CLUSTER>(pending, M, N, rank);
-                store_c_half<1>(packed, c_smem, &c_map, at.x + consumer * WGMMA_M, at.y, N, consumer);
-                pending = -1;
-            }
-            // From here on the producer is already loading the next unit into the stages
+            // From here on the producer is already loading the next tile into the stages
             // just released: this epilogue overlaps those loads.
 
-            // ---- epilogue: accumulators -> bf16 now; to C during the next unit ---------
+            // ---- epilogue: accumulators -> bf16 -> swizzled smem -> TMA store ----------
+            // wgmma's D layout: warp w of the warpgroup owns rows 16w..16w+15; in each n8
+            // column block j/4, lane l holds rows l/4 and l/4 + 8, columns 2(l%4), +1:
+            //   acc[j] -> row 16w + l/4 + 8*((j/2)%2),  col 8*(j/4) + 2*(l%4) + j%2.
             const int row0 = m0 + consumer * WGMMA_M;  // first row of this consumer's piece
             if (row0 >= M) continue;  // the whole piece is below C (uniform per warpgroup)
 
@@ -719,11 +639,47 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             // Timeline: each tile's epilogue keeps its own slot, under the tile's first fill.
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueStart, first_fill);
             if (tma_store) {
-                // Only the conversion happens here; store_c_half does the rest while the
-                // tensor cores already work on the next unit (or below, after the last one).
+                uint8_t* c_smem = reinterpret_cast<uint8_t*>(s.c[consumer]);
 #pragma unroll
-                for (int j = 0; j < ACC_REGS; j += 2) packed[j / 2] = pack_bf16x2(acc[j], acc[j + 1]);
-                pending = unit.tile;
+                for (int half = 0; half < BN / EPI_N; ++half) {
+                    // The buffer is free once the previous store has finished reading it.
+                    // CCCL: cuda::ptx::cp_async_bulk_wait_group_read(n32_t<0>)
+                    // PTX:  cp.async.bulk.wait_group.read 0;
+                    if (thread_in_wg == 0)
+                        cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
+                    named_barrier_sync(EPILOGUE_BARRIER_ID + consumer, WARPGROUP_THREADS);
+                    // Columns [128*half, +128) of the piece = two 64x64 boxes, each stored
+                    // 128B-swizzled like the TMA loads: 16-byte chunk c of row r sits at
+                    // chunk c ^ (r % 8). A warp's 32 four-byte stores for one j cover 8
+                    // rows x one chunk, which the XOR spreads over all 32 banks.
+#pragma unroll
+                    for (int j = half * (ACC_REGS / 2); j < (half + 1) * (ACC_REGS / 2); j += 2) {
+                        const int row = layout::wgmma_acc_row(warp, lane, j);
+                        const int n8 = (j / 4) % (EPI_N / 8);  // n8 block inside this half
+                        const int box = n8 / (C_BOX / 8);      // which 64x64 box
+                        const int chunk = n8 % (C_BOX / 8);    // 16-byte chunk in the box row
+                        const uint32_t offset =
+                            box * C_BOX * C_BOX * 2 + layout::swizzled_offset(row, chunk) + 4 * (lane % 4);
+                        *reinterpret_cast<__nv_bfloat162*>(c_smem + offset) =
+                            __floats2bfloat162_rn(acc[j], acc[j + 1]);
+                    }
+                    // Ordinary stores, read next by the async proxy (TMA): fence, then make
+                    // sure all 128 threads' stores are in before one thread issues the copy.
+                    // CCCL: cuda::ptx::fence_proxy_async(space_shared)
+                    // PTX:  fence.proxy.async.shared::cta;
+                    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+                    named_barrier_sync(EPILOGUE_BARRIER_ID + consumer, WARPGROUP_THREADS);
+                    if (thread_in_wg == 0) {
+#pragma unroll
+                        for (int box = 0; box < EPI_N / C_BOX; ++box) {
+                            const int col0 = n0 + half * EPI_N + box * C_BOX;
+                            if (col0 < N)
+                                tma_store_2d(&c_map, col0, row0, c_smem + box * C_BOX * C_BOX * 2);
+                        }
+                        // PTX: cp.async.bulk.commit_group;
+                        cuda::ptx::cp_async_bulk_commit_group();
+                    }
+                }
             } else {
                 // N % 8 != 0: no C tensor map is possible; step 06's direct stores.
                 __nv_bfloat16* c_tile = C + static_cast<size_t>(row0) * N + n0;
@@ -737,11 +693,6 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 }
             }
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueEnd, first_fill);
-        }
-        if (pending >= 0) {  // the last unit's tile: nothing left to overlap it with
-            const int2 at = cta_origin<CLUSTER>(pending, M, N, rank);
-            store_c_half<0>(packed, c_smem, &c_map, at.x + consumer * WGMMA_M, at.y, N, consumer);
-            store_c_half<1>(packed, c_smem, &c_map, at.x + consumer * WGMMA_M, at.y, N, consumer);
         }
         // The last stores must be complete before the CTA's shared memory goes away.
         // PTX: cp.async.bulk.wait_group 0;
