@@ -19,6 +19,7 @@ namespace {
 constexpr int kBytesPerElement = 2;  // bf16 A, B and C
 constexpr int kWarpTile = 64;        // steps 02-04: each warp owns a 64x64 piece of the CTA tile
 constexpr double kWorthNaming = 0.90;
+constexpr int kSchedulersPerSm = 4;  // Hopper (and Ampere): 4 SM sub-partitions, one warp scheduler each
 
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
@@ -113,17 +114,21 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     const double bytes = (a_rows + b_rows) * c.bk * kBytesPerElement * ctas_per_sm;
     double issue_clk = flops / flop_rate;
     if (mma_sync) {
-        // mma.sync and ldmatrix are issued by the same warps, two per scheduler, and the
-        // H100 timeline of step 04 (2778 cycles per k-block at 1980 MHz) matches their sum:
-        // charge both. ldmatrix: each warp reads its 64-row slab of A and of B per k-block.
+        // mma.sync runs on the tensor pipe, ldmatrix (and 02's cp.async) on the shared-memory
+        // pipe: two pipes, fed by the same warps. A warp's MMAs wait for its own fragments,
+        // so a scheduler's tensor pipe idles only while every warp it holds waits on loads:
+        // with W warps per scheduler taking turns, 1/W of the shared-memory pipe's time
+        // stays exposed (W = 1: the sum; many warps: the larger of the two).
+        // ldmatrix: each warp reads its 64-row slab of A and of B per k-block.
         const int warps = std::max(1, c.threads / 32);
+        const double warps_per_scheduler = std::max(1.0, static_cast<double>(warps) / kSchedulersPerSm);
         const int warps_m = std::max(1, c.bm / kWarpTile);
         const int warps_n = std::max(1, warps / warps_m);
         const double ldsm = static_cast<double>(c.bk) * kBytesPerElement * (c.bm * warps_n + c.bn * warps_m);
         // cp.async (02) goes through the same shared-memory pipe as ldmatrix: its bytes add.
         const double copied = c.structure == Structure::MmaSyncCpAsync
                                   ? (a_rows + b_rows) * c.bk * kBytesPerElement : 0.0;
-        issue_clk += (ldsm + copied) * ctas_per_sm / m.ldmatrix_bytes_per_clk;
+        issue_clk += (ldsm + copied) * ctas_per_sm / m.ldmatrix_bytes_per_clk / warps_per_scheduler;
     }
     r.issue_ns = issue_clk / ghz;
     // The L2 -> SM bandwidth, shared by the SMs that are loading, but no more than one SM
