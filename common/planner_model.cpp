@@ -71,6 +71,27 @@ bool step_candidate(int number, const std::string& variant, Candidate* out) {
     return true;
 }
 
+// Step 07 chooses its launch per shape (make_schedule and launch in its gemm.cu): a grid of
+// no more tiles than SMs is launched without clusters, and the tiles of the last, partial
+// wave are split S ways along K when that is shorter (never in the dataparallel variant):
+// S = min(resident clusters / leftover tiles, k-blocks / kMinSplitKBlocks), kept only if a
+// slice plus the cost of a split (kSplitCostKBlocks, measured there) is shorter than a tile.
+constexpr long long kMinSplitKBlocks = 8;   // gemm.cu's MIN_SPLIT_KBLOCKS
+constexpr long long kSplitCostKBlocks = 16;  // gemm.cu's SPLIT_COST_KBLOCKS
+
+Candidate step07_launch(const Machine& machine, const std::string& variant, const Problem& problem, Candidate c) {
+    const long long cta_tiles = ceil_div(problem.m, c.bm) * ceil_div(problem.n, c.bn);
+    if (cta_tiles <= machine.sm_count) c.cluster = 1;
+    if (variant == "dataparallel" || machine.sm_count <= 0) return c;
+    const long long tiles = ceil_div(ceil_div(problem.m, c.bm), c.cluster) * ceil_div(problem.n, c.bn);
+    const long long resident = machine.sm_count / c.cluster;
+    const long long leftover = tiles % resident, k_blocks = ceil_div(problem.k, c.bk);
+    if (leftover == 0) return c;
+    const long long splits = std::min(resident / leftover, k_blocks / kMinSplitKBlocks);
+    if (splits >= 2 && ceil_div(k_blocks, splits) + kSplitCostKBlocks < k_blocks) c.split_k = static_cast<int>(splits);
+    return c;
+}
+
 Plan plan_step(const Machine& machine, int number, const std::string& variant, const Problem& problem) {
     Candidate c;
     if (!step_candidate(number, variant, &c)) {
@@ -80,6 +101,7 @@ Plan plan_step(const Machine& machine, int number, const std::string& variant, c
         p.limiter = "not modeled";
         return p;
     }
+    if (number == 7) c = step07_launch(machine, variant, problem, c);
     return evaluate(machine, problem, c);
 }
 
@@ -99,12 +121,18 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
 
     // Work units: output tiles (times the split of K). Ping-pong's consumers each own a
     // (BM/2)xBN tile; the SM runs the two side by side, so count pairs of them as one unit.
+    // The persistent grid (07) splits only the tiles of its last, partial wave: the others
+    // run whole (full_rounds of them on every SM), then one slice each of the leftover.
     const long long tiles_m = ceil_div(ceil_div(problem.m, c.bm), c.cluster) * c.cluster;
     const long long tiles = tiles_m * ceil_div(problem.n, c.bn);
-    const long long units = tiles * split;
-    const long long k_blocks = ceil_div(ceil_div(problem.k, c.bk), split);
+    const long long full_k_blocks = ceil_div(problem.k, c.bk);
+    const bool split_last_wave = c.structure == Structure::Persistent && split > 1;
+    const long long full_rounds = split_last_wave ? tiles / m.sm_count : 0;
+    const long long units = (tiles - full_rounds * m.sm_count) * split;
+    const long long k_blocks = ceil_div(full_k_blocks, split);
     const long long slots = static_cast<long long>(m.sm_count) * ctas_per_sm;
-    r.active_sms = static_cast<int>(std::min<long long>(m.sm_count, ceil_div(units, ctas_per_sm)));
+    r.active_sms = full_rounds > 0 ? m.sm_count
+                                   : static_cast<int>(std::min<long long>(m.sm_count, ceil_div(units, ctas_per_sm)));
 
     // 1. One k-block on one SM (all CTAs of the SM together).
     const double flops = 2.0 * c.bm * c.bn * c.bk * ctas_per_sm;
@@ -168,34 +196,49 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     // 2. One tile: the first stage's fill, the k-blocks, the epilogue. The epilogue's store
     // rate is the SM's share of the GPU-wide store bandwidth of the way the step stores C:
     // bf16 pairs straight from the accumulators (02-05), 16-byte rows staged through shared
-    // memory (06), TMA stores (07). A split-K unit writes and reads back fp32 partials.
+    // memory (06), TMA stores (07).
     double store_tbps = m.store4_tbps;
     if (c.structure == Structure::WarpSpecialized || c.structure == Structure::PingPong) store_tbps = m.store16_tbps;
     if (c.structure == Structure::Persistent) store_tbps = m.tma_store_tbps;
-    const double c_bytes = static_cast<double>(c.bm) * c.bn * (split > 1 ? 4.0 * 2 : kBytesPerElement);
-    r.epilogue_ns = store_tbps > 0 ? c_bytes * ctas_per_sm / (store_tbps * 1e3 / m.sm_count) : 0;
+    const double store_share = store_tbps * 1e3 / m.sm_count;  // bytes per ns
+    const double c_bytes = static_cast<double>(c.bm) * c.bn * kBytesPerElement;
+    r.epilogue_ns = store_tbps > 0 ? c_bytes * ctas_per_sm / store_share : 0;
+    if (split > 1) {
+        // A split tile (07): every slice but the owner's writes its fp32 partial tile with
+        // 16-byte stores, all SMs at once; then the owner reads the split - 1 partials one
+        // after the other at the rate one SM loads from L2 alone, adds, and stores C.
+        const double partial_bytes = static_cast<double>(c.bm) * c.bn * 4.0;
+        r.epilogue_ns += partial_bytes / (m.store16_tbps * 1e3 / m.sm_count) +
+                         (split - 1) * partial_bytes / m.tma_one_sm_gbps;
+    }
     r.prologue_ns = r.fill_ns;
     const double loop_ns = static_cast<double>(k_blocks) * r.kblock_ns;
 
     // 3. The grid. A grid of one CTA per tile runs in waves, each as long as a tile; the
     // persistent grid of 07 pays the prologue once per SM and hides the next tile's fill
-    // behind the epilogue, so its busiest SM runs ceil(units / SMs) loops and epilogues.
+    // behind the epilogue, so its busiest SM runs ceil(units / SMs) loops and epilogues
+    // (after its full_rounds whole tiles, when the last wave is split).
     r.launch_ns = m.launch_us * 1e3;
     if (c.structure == Structure::Persistent) {
-        r.rounds = ceil_div(units, m.sm_count);
+        r.rounds = full_rounds + ceil_div(units, m.sm_count);
         r.tile_ns = loop_ns + r.epilogue_ns;
-        r.total_us = (r.launch_ns + r.prologue_ns + r.rounds * r.tile_ns) * 1e-3;
+        const double whole_tile_ns = full_k_blocks * r.kblock_ns + (store_tbps > 0 ? c_bytes / store_share : 0);
+        r.total_us = (r.launch_ns + r.prologue_ns + full_rounds * whole_tile_ns +
+                      ceil_div(units, m.sm_count) * r.tile_ns) * 1e-3;
     } else {
         r.rounds = ceil_div(units, slots);
         r.tile_ns = r.prologue_ns + loop_ns + r.epilogue_ns;
         r.total_us = (r.launch_ns + r.rounds * r.tile_ns) * 1e-3;
     }
-    // Compulsory DRAM traffic (A, B read once, C written once) sets a floor.
+    // Compulsory DRAM traffic sets a floor: A and B are read once, while the k-loops run, so
+    // the loops take at least that long; the first fill comes before them and the last
+    // epilogue (which writes C) after them.
     const double M = static_cast<double>(problem.m), N = static_cast<double>(problem.n),
                  K = static_cast<double>(problem.k);
-    r.dram_ns = m.dram_tbps > 0 ? (M * K + N * K + M * N) * kBytesPerElement / (m.dram_tbps * 1e3) : 0;
-    const bool dram_bound = r.dram_ns + r.launch_ns > r.total_us * 1e3;
-    if (dram_bound) r.total_us = (r.dram_ns + r.launch_ns) * 1e-3;
+    r.dram_ns = m.dram_tbps > 0 ? (M * K + N * K) * kBytesPerElement / (m.dram_tbps * 1e3) : 0;
+    const double dram_floor_ns = r.launch_ns + r.prologue_ns + r.dram_ns + r.epilogue_ns;
+    const bool dram_bound = dram_floor_ns > r.total_us * 1e3;
+    if (dram_bound) r.total_us = dram_floor_ns * 1e-3;
     r.tflops = 2.0 * M * N * K / (r.total_us * 1e-6) * 1e-12;
 
     // 4. The limiter: the term that sets the k-block time, unless the grid loses more.
