@@ -208,7 +208,8 @@ TEST(PlannerModel, OnePlannerForTheCommandLineTheExecutablesAndTheCsv) {
     Machine bridge = machine_from_device(f);
     ASSERT_TRUE(read_machine_file(kH100File, &bridge, &error)) << error;
     // 64x4096x4096: step 07 launches it without clusters and split 8 ways along K.
-    for (const Problem& problem : {k4096, Problem{1000, 1992, 2056}, Problem{8192, 14336, 4096}, Problem{64, 4096, 4096}})
+    for (const Problem& problem :
+         {k4096, Problem{1000, 1992, 2056}, Problem{8192, 14336, 4096}, Problem{64, 4096, 4096}})
         for (int n = 2; n <= 7; ++n) {
             const Plan a = plan_step(cli, n, "", problem), b = plan_step(bridge, n, "", problem);
             ASSERT_TRUE(a.prediction.valid && b.prediction.valid) << n;
