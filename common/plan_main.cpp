@@ -181,6 +181,12 @@ int main(int argc, char** argv) {
                 problem.m, problem.n, problem.m, problem.k, problem.n, problem.k,
                 2.0 * problem.m * problem.n * problem.k * 1e-9);
 
+    if (options.step > 0 && !options.has_candidate) {
+        // The step as it launches for this shape: the number its executable and the CSV show.
+        const Plan plan = plan_step(machine, options.step, options.variant, problem);
+        std::printf("%s\n%s\n", explain(plan).c_str(), one_line(plan).c_str());
+        return 0;
+    }
     if (options.has_candidate || options.step > 0) {
         Candidate candidate = options.candidate;
         if (options.step > 0) {

@@ -72,23 +72,39 @@ bool step_candidate(int number, const std::string& variant, Candidate* out) {
 }
 
 // Step 07 chooses its launch per shape (make_schedule and launch in its gemm.cu): a grid of
-// no more tiles than SMs is launched without clusters, and the tiles of the last, partial
-// wave are split S ways along K when that is shorter (never in the dataparallel variant):
-// S = min(resident clusters / leftover tiles, k-blocks / kMinSplitKBlocks), kept only if a
-// slice plus the cost of a split (kSplitCostKBlocks, measured there) is shorter than a tile.
-constexpr long long kMinSplitKBlocks = 8;   // gemm.cu's MIN_SPLIT_KBLOCKS
-constexpr long long kSplitCostKBlocks = 16;  // gemm.cu's SPLIT_COST_KBLOCKS
+// no more tiles than SMs is launched without clusters, and the L tiles of the last, partial
+// wave have their k-blocks laid end to end and shared by S clusters (stream-K) when that is
+// shorter, never in the dataparallel variant. S is the multiple of L (or all resident
+// clusters) with the least cost in k-blocks: the run of L * k-blocks / S (at least
+// kStreamKMinKBlocks), plus kFixupKBlocks, plus kPeerKBlocks per partial the owner adds, all
+// three gemm.cu's constants (measured there); the data-parallel last wave costs k-blocks.
+constexpr long long kStreamKMinKBlocks = 8;  // gemm.cu's SK_MIN_KBLOCKS
+constexpr long long kFixupKBlocks = 12;      // gemm.cu's FIXUP_KBLOCKS
+constexpr long long kPeerKBlocks = 4;        // gemm.cu's PEER_KBLOCKS
+
+// Partials the owner of a shared tile reads back when S clusters share L tiles' k-blocks.
+long long stream_k_holders(long long sharing, long long leftover) {
+    return ceil_div(sharing, leftover) - 1 + (sharing % leftover != 0 ? 1 : 0);
+}
 
 Candidate step07_launch(const Machine& machine, const std::string& variant, const Problem& problem, Candidate c) {
     const long long cta_tiles = ceil_div(problem.m, c.bm) * ceil_div(problem.n, c.bn);
     if (cta_tiles <= machine.sm_count) c.cluster = 1;
-    if (variant == "dataparallel" || machine.sm_count <= 0) return c;
+    if (variant == "dataparallel" || machine.sm_count < c.cluster) return c;
     const long long tiles = ceil_div(ceil_div(problem.m, c.bm), c.cluster) * ceil_div(problem.n, c.bn);
     const long long resident = machine.sm_count / c.cluster;
     const long long leftover = tiles % resident, k_blocks = ceil_div(problem.k, c.bk);
     if (leftover == 0) return c;
-    const long long splits = std::min(resident / leftover, k_blocks / kMinSplitKBlocks);
-    if (splits >= 2 && ceil_div(k_blocks, splits) + kSplitCostKBlocks < k_blocks) c.split_k = static_cast<int>(splits);
+    long long best = k_blocks;
+    for (long long clusters = 2 * leftover; clusters <= resident + leftover; clusters += leftover) {
+        const long long sharing = std::min(clusters, resident);
+        if (sharing <= leftover) break;
+        const long long run = ceil_div(leftover * k_blocks, sharing);
+        if (run < kStreamKMinKBlocks) break;
+        const long long cost = run + kFixupKBlocks + kPeerKBlocks * stream_k_holders(sharing, leftover);
+        if (cost < best) best = cost, c.stream_k = static_cast<int>(sharing);
+        if (sharing == resident) break;
+    }
     return c;
 }
 
@@ -121,15 +137,23 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
 
     // Work units: output tiles (times the split of K). Ping-pong's consumers each own a
     // (BM/2)xBN tile; the SM runs the two side by side, so count pairs of them as one unit.
-    // The persistent grid (07) splits only the tiles of its last, partial wave: the others
-    // run whole (full_rounds of them on every SM), then one slice each of the leftover.
+    // The persistent grid (07) shares only the k-blocks of its last, partial wave's tiles:
+    // its clusters run full_rounds whole tiles each, then `sharing` of them a run of
+    // k_blocks of the leftover tiles (split_k > 1 without stream_k: each cut in split_k).
     const long long tiles_m = ceil_div(ceil_div(problem.m, c.bm), c.cluster) * c.cluster;
     const long long tiles = tiles_m * ceil_div(problem.n, c.bn);
     const long long full_k_blocks = ceil_div(problem.k, c.bk);
-    const bool split_last_wave = c.structure == Structure::Persistent && split > 1;
-    const long long full_rounds = split_last_wave ? tiles / m.sm_count : 0;
-    const long long units = (tiles - full_rounds * m.sm_count) * split;
-    const long long k_blocks = ceil_div(full_k_blocks, split);
+    const long long resident = std::max(1, m.sm_count / c.cluster);
+    const long long leftover = tiles / c.cluster % resident;
+    long long sharing = 0;
+    if (c.structure == Structure::Persistent && leftover > 0)
+        sharing = c.stream_k > 0 ? c.stream_k : split > 1 ? std::min(leftover * split, resident) : 0;
+    const long long cut = c.structure == Structure::Persistent ? 1 : split;  // slices of every tile
+    const long long full_rounds = sharing > 0 ? tiles / c.cluster / resident : 0;
+    const long long units = sharing > 0 ? sharing * c.cluster : tiles * cut;
+    const long long k_blocks =
+        sharing > 0 ? ceil_div(leftover * full_k_blocks, sharing) : ceil_div(full_k_blocks, cut);
+    const long long partials_read = sharing > 0 ? stream_k_holders(sharing, leftover) : cut - 1;
     const long long slots = static_cast<long long>(m.sm_count) * ctas_per_sm;
     r.active_sms = full_rounds > 0 ? m.sm_count
                                    : static_cast<int>(std::min<long long>(m.sm_count, ceil_div(units, ctas_per_sm)));
@@ -203,21 +227,23 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     const double store_share = store_tbps * 1e3 / m.sm_count;  // bytes per ns
     const double c_bytes = static_cast<double>(c.bm) * c.bn * kBytesPerElement;
     r.epilogue_ns = store_tbps > 0 ? c_bytes * ctas_per_sm / store_share : 0;
-    if (split > 1) {
-        // A split tile (07): every slice but the owner's writes its fp32 partial tile with
-        // 16-byte stores, all SMs at once; then the owner reads the split - 1 partials one
-        // after the other at the rate one SM loads from L2 alone, adds, and stores C.
+    if (partials_read > 0) {
+        // A shared tile (07's stream-K, or split-K): every holder but the owner writes its
+        // fp32 partial tile with 16-byte stores, all SMs at once; then the owner reads the
+        // partials one after the other at the rate one SM loads from L2 alone, adds, and
+        // stores C.
         const double partial_bytes = static_cast<double>(c.bm) * c.bn * 4.0;
         r.epilogue_ns += partial_bytes / (m.store16_tbps * 1e3 / m.sm_count) +
-                         (split - 1) * partial_bytes / m.tma_one_sm_gbps;
+                         partials_read * partial_bytes / m.tma_one_sm_gbps;
     }
     r.prologue_ns = r.fill_ns;
+    r.k_blocks = k_blocks;
     const double loop_ns = static_cast<double>(k_blocks) * r.kblock_ns;
 
     // 3. The grid. A grid of one CTA per tile runs in waves, each as long as a tile; the
     // persistent grid of 07 pays the prologue once per SM and hides the next tile's fill
     // behind the epilogue, so its busiest SM runs ceil(units / SMs) loops and epilogues
-    // (after its full_rounds whole tiles, when the last wave is split).
+    // (after its full_rounds whole tiles, when the last wave is shared).
     r.launch_ns = m.launch_us * 1e3;
     if (c.structure == Structure::Persistent) {
         r.rounds = full_rounds + ceil_div(units, m.sm_count);
@@ -251,9 +277,13 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
             r.limiter = "L2->SM bandwidth";
         else
             r.limiter = "load latency: too few stages ahead";
-        const double busy = static_cast<double>(units) / (static_cast<double>(r.rounds) *
-                                                          (c.structure == Structure::Persistent ? m.sm_count : slots));
-        const double loop_share = loop_ns / r.tile_ns;
+        // busy: the k-blocks of work over what the SMs could run in the rounds they take.
+        const double capacity = static_cast<double>(c.structure == Structure::Persistent ? m.sm_count : slots) *
+                                (full_rounds * full_k_blocks + (r.rounds - full_rounds) * k_blocks);
+        const double busy = static_cast<double>(tiles) * full_k_blocks / capacity;
+        // loop_share: the busiest SM's k-loops over its time after the launch.
+        const double loops_ns = (full_rounds * full_k_blocks + (r.rounds - full_rounds) * k_blocks) * r.kblock_ns;
+        const double loop_share = loops_ns / (r.total_us * 1e3 - r.launch_ns);
         if (busy < kWorthNaming && busy <= loop_share)
             r.limiter = "wave quantization";
         else if (loop_share < kWorthNaming)

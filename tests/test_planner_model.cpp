@@ -87,32 +87,42 @@ TEST(PlannerModel, MmaSyncIssueIsMathPlusTheExposedPartOfLdmatrix) {
 }
 
 TEST(PlannerModel, Step07LaunchesAsItsKernelDecides) {
-    // 64x4096x4096: 16 tiles of 128x256 on 132 SMs, 64 k-blocks. No clusters for a grid
-    // smaller than the GPU; the last (only) wave split min(132 / 16, 64 / 8) = 8 ways, since
-    // 8 k-blocks plus the split's cost of 16 is shorter than 64.
+    // 64x4096x4096: 16 tiles of 128x256 on 132 SMs, 64 k-blocks: no clusters for a grid
+    // smaller than the GPU, and the 16 x 64 k-blocks shared by S CTAs (stream-K) at the least
+    // cost run + 12 + 4 per partial the owner adds: S = 32: 32 + 12 + 4 = 48; 48: 22 + 12 + 8
+    // = 42; 64: 16 + 12 + 12 = 40; 80: 13 + 12 + 16 = 41; ... 132: 8 + 12 + 36 = 56. S = 64.
     const Problem skinny{64, 4096, 4096};
     const Plan p = step_plan(7, "cluster2", skinny);
     EXPECT_EQ(p.candidate.cluster, 1);
-    EXPECT_EQ(p.candidate.split_k, 8);
-    EXPECT_EQ(step_plan(7, "dataparallel", skinny).candidate.split_k, 1);  // never splits
-    // 512 tiles = 3 x 132 + 116: the 116 of the last wave would split only once (132 / 116),
-    // so no split; clusters stay (more tiles than SMs).
-    EXPECT_EQ(step_plan(7, "cluster2").candidate.split_k, 1);
+    EXPECT_EQ(p.candidate.stream_k, 64);
+    EXPECT_EQ(step_plan(7, "dataparallel", skinny).candidate.stream_k, 0);  // never shares
+    // 4096^3 in clusters of 2: 256 tiles on 66 clusters leave 58; shared by all 66, a run of
+    // 57 k-blocks + 12 + 2 x 4 = 77 is longer than the 64 of a tile: no sharing, clusters stay.
+    EXPECT_EQ(step_plan(7, "cluster2").candidate.stream_k, 0);
     EXPECT_EQ(step_plan(7, "cluster2").candidate.cluster, 2);
-    // 1000x1992x2056: 64 tiles, 33 k-blocks: split 2 would leave 17 + 16 = 33, not shorter.
-    EXPECT_EQ(step_plan(7, "", Problem{1000, 1992, 2056}).candidate.split_k, 1);
+    // 1000x1992x2056: 64 tiles, 33 k-blocks: S = 128 costs 17 + 12 + 4 = 33, not shorter.
+    EXPECT_EQ(step_plan(7, "", Problem{1000, 1992, 2056}).candidate.stream_k, 0);
 }
 
-TEST(PlannerModel, ASplitTilePaysForItsPartials) {
-    // A slice writes a 128x256 fp32 partial (128 KiB) at its share of the 16-byte store
-    // bandwidth; the owner reads the other 7 at one SM's L2 rate, then stores C as usual.
+TEST(PlannerModel, ASharedTilePaysForItsPartials) {
+    // 64x4096x4096 shared by 64 CTAs: each tile in 4 runs of 16 k-blocks. A holder writes a
+    // 128x256 fp32 partial (128 KiB) at its share of the 16-byte store bandwidth; the owner
+    // reads the other 3 at one SM's L2 rate, then stores C as usual.
     const Machine m = h100_sxm();
-    const Plan split = step_plan(7, "", Problem{64, 4096, 4096});
+    const Plan shared = step_plan(7, "", Problem{64, 4096, 4096});
     const Plan whole = step_plan(7, "dataparallel", Problem{64, 4096, 4096});
     const double partial = 128.0 * 256 * 4;
-    EXPECT_NEAR(split.prediction.epilogue_ns - whole.prediction.epilogue_ns,
-                partial / (m.store16_tbps * 1e3 / m.sm_count) + 7 * partial / m.tma_one_sm_gbps, 1e-6);
-    EXPECT_LT(split.prediction.total_us, whole.prediction.total_us);
+    EXPECT_NEAR(shared.prediction.epilogue_ns - whole.prediction.epilogue_ns,
+                partial / (m.store16_tbps * 1e3 / m.sm_count) + 3 * partial / m.tma_one_sm_gbps, 1e-6);
+    EXPECT_NEAR(shared.prediction.tile_ns, 16 * shared.prediction.kblock_ns + shared.prediction.epilogue_ns, 1e-6);
+    EXPECT_LT(shared.prediction.total_us, whole.prediction.total_us);
+    // With whole waves before it, only the last wave is shared: 8192x4096x14336 in clusters
+    // of 2 is 512 tiles on 66 clusters, 7 whole tiles each, then 50 x 224 k-blocks shared by
+    // all 66 in runs of 170 (170 + 12 + 2 x 4 = 190 < 224).
+    const Prediction big = step_plan(7, "", Problem{8192, 4096, 14336}).prediction;
+    EXPECT_EQ(step_plan(7, "", Problem{8192, 4096, 14336}).candidate.stream_k, 66);
+    EXPECT_EQ(big.rounds, 8);
+    EXPECT_NEAR(big.tile_ns, 170 * big.kblock_ns + big.epilogue_ns, 1e-6);
 }
 
 TEST(PlannerModel, DramReadsBoundTheLoopsNotTheEpilogue) {
