@@ -126,8 +126,8 @@ TEST(PlannerModel, ASharedTilePaysForItsPartials) {
 }
 
 TEST(PlannerModel, DramReadsBoundTheLoopsNotTheEpilogue) {
-    // 128x8192x8192 split 4 ways: 32 k-blocks a slice, but B (128 MiB) must come from DRAM
-    // while the loops run; the split's epilogue comes after that.
+    // 128x8192x8192 shared by 128 CTAs (each tile in 4 runs of 32 k-blocks), but B (128 MiB)
+    // must come from DRAM while the loops run; the shared tiles' epilogue comes after that.
     const Prediction r = step_plan(7, "", Problem{128, 8192, 8192}).prediction;
     const double reads = (128.0 * 8192 + 8192.0 * 8192) * 2 / (h100_sxm().dram_tbps * 1e3);
     EXPECT_NEAR(r.dram_ns, reads, 1e-6);
@@ -217,7 +217,7 @@ TEST(PlannerModel, OnePlannerForTheCommandLineTheExecutablesAndTheCsv) {
     f.mem_bus_width_bits = 5120;
     Machine bridge = machine_from_device(f);
     ASSERT_TRUE(read_machine_file(kH100File, &bridge, &error)) << error;
-    // 64x4096x4096: step 07 launches it without clusters and split 8 ways along K.
+    // 64x4096x4096: step 07 launches it without clusters, its 16 tiles shared by 64 CTAs.
     for (const Problem& problem :
          {k4096, Problem{1000, 1992, 2056}, Problem{8192, 14336, 4096}, Problem{64, 4096, 4096}})
         for (int n = 2; n <= 7; ++n) {
