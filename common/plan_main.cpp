@@ -68,10 +68,12 @@ std::vector<std::string> csv_fields(const std::string& line) {
     return out;
 }
 
-// The shapes the accuracy goal is stated for: squares from 2048^3 up, and the LLM shapes.
+// The shapes the accuracy goal is stated for: squares from 2048^3 up, and the LLM shapes
+// (M = 8192 tokens, N x K = 4096x4096, 14336x4096, 4096x14336, 28672x8192).
 bool goal_shape(long long m, long long n, long long k) {
     if (m == n && n == k) return m >= 2048;
-    return m == 8192 && ((n == 4096 && k == 4096) || (n == 14336 && k == 4096) || (n == 4096 && k == 14336));
+    return m == 8192 && ((n == 4096 && k == 4096) || (n == 14336 && k == 4096) || (n == 4096 && k == 14336) ||
+                         (n == 28672 && k == 8192));
 }
 
 struct HitCount {
@@ -124,9 +126,11 @@ int compare(const std::string& path, const Machine& machine, double clock_mhz) {
                               std::atoll(f[col["K"]].c_str())};
         const double measured_us = std::atof(f[col["ms"]].c_str()) * 1e3;
         const double row_clock = std::atof(f[col["sm_clock_mhz"]].c_str());
+        // The plan's candidate: the step's tile as the step launches it for this shape.
         const Plan plan = plan_step(machine, step, variant, problem);
-        const Prediction at_row = predict(machine, problem, c, std::max(plan.ctas_per_sm, 1), row_clock);
-        const Prediction at_machine = predict(machine, problem, c, std::max(plan.ctas_per_sm, 1), clock_mhz);
+        const Prediction at_row = predict(machine, problem, plan.candidate, std::max(plan.ctas_per_sm, 1), row_clock);
+        const Prediction at_machine =
+            predict(machine, problem, plan.candidate, std::max(plan.ctas_per_sm, 1), clock_mhz);
         if (!plan.fits || !at_machine.valid || !at_row.valid || !(measured_us > 0)) continue;
         const double ratio = at_machine.total_us / measured_us, ratio_row = at_row.total_us / measured_us;
         const bool goal = goal_shape(problem.m, problem.n, problem.k);
@@ -177,6 +181,12 @@ int main(int argc, char** argv) {
                 problem.m, problem.n, problem.m, problem.k, problem.n, problem.k,
                 2.0 * problem.m * problem.n * problem.k * 1e-9);
 
+    if (options.step > 0 && !options.has_candidate) {
+        // The step as it launches for this shape: the number its executable and the CSV show.
+        const Plan plan = plan_step(machine, options.step, options.variant, problem);
+        std::printf("%s\n%s\n", explain(plan).c_str(), one_line(plan).c_str());
+        return 0;
+    }
     if (options.has_candidate || options.step > 0) {
         Candidate candidate = options.candidate;
         if (options.step > 0) {

@@ -425,9 +425,10 @@ Plan evaluate(const Machine& machine, const Problem& problem, const Candidate& c
     if (c.cluster > 1)
         notes.push_back(format("the %d CTAs of a cluster are assumed to lie along M and multicast one B slab",
                                c.cluster));
-    if (p.tiles < p.slots)
-        notes.push_back("fewer tiles than CTA slots: splitting K (split-K, stream-K) would fill the GPU; "
-                        "not modeled");
+    if (c.stream_k > 0)
+        notes.push_back(format("stream-K: %d clusters share the k-blocks of the last wave's tiles", c.stream_k));
+    else if (p.tiles < p.slots && c.split_k == 1)
+        notes.push_back("fewer tiles than CTA slots: splitting K (split-K, stream-K) would fill the GPU");
     return p;
 }
 
@@ -557,7 +558,7 @@ std::string explain(const Plan& p) {
                       r.fill_ns, r.ring_ns, r.kblock_ns);
         out << format("                per tile: prologue %.0f ns + %lld k-blocks + epilogue %.0f ns = %.1f us;"
                       " %lld after one another on the busiest SM; launch %.1f us\n",
-                      r.prologue_ns, p.k_blocks, r.epilogue_ns, r.tile_ns * 1e-3, r.rounds, r.launch_ns * 1e-3);
+                      r.prologue_ns, r.k_blocks, r.epilogue_ns, r.tile_ns * 1e-3, r.rounds, r.launch_ns * 1e-3);
         out << format("  prediction    %.1f us = %.0f TFLOP/s, limited by %s\n", r.total_us, r.tflops,
                       r.limiter.c_str());
     }

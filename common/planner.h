@@ -127,6 +127,9 @@ struct Candidate {
     int threads = 0;                // threads per CTA; 0: consumers plus one producer warpgroup
     Structure structure = Structure::WarpSpecialized;  // how the k-block loop is built
     int split_k = 1;                // CTAs sharing one output tile's K range (1: none)
+    // Persistent (07) only: clusters sharing the k-blocks of the last wave's leftover tiles
+    // (stream-K; 0: none, and split_k > 1 then cuts each leftover tile into split_k slices).
+    int stream_k = 0;
 };
 
 // From ladder::TileConfig (or anything with the same field names), without this header
@@ -153,6 +156,7 @@ struct Prediction {
     double kblock_ns = 0;        // max(issue, feed, ring)
     double prologue_ns = 0;      // first stage's fill, once per tile (once per SM when persistent)
     double epilogue_ns = 0;      // writing the C tile, per tile
+    long long k_blocks = 0;      // k-blocks of one unit: a tile's, or a slice or run of a shared one
     double tile_ns = 0;          // prologue + k-blocks x k-block + epilogue
     long long rounds = 0;        // tiles one SM runs one after the other (waves, or tiles per SM)
     double launch_ns = 0;

@@ -19,6 +19,7 @@ namespace {
 constexpr int kBytesPerElement = 2;  // bf16 A, B and C
 constexpr int kWarpTile = 64;        // steps 02-04: each warp owns a 64x64 piece of the CTA tile
 constexpr double kWorthNaming = 0.90;
+constexpr int kSchedulersPerSm = 4;  // Hopper (and Ampere): 4 SM sub-partitions, one warp scheduler each
 
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
@@ -70,6 +71,43 @@ bool step_candidate(int number, const std::string& variant, Candidate* out) {
     return true;
 }
 
+// Step 07 chooses its launch per shape (make_schedule and launch in its gemm.cu): a grid of
+// no more tiles than SMs is launched without clusters, and the L tiles of the last, partial
+// wave have their k-blocks laid end to end and shared by S clusters (stream-K) when that is
+// shorter, never in the dataparallel variant. S is the multiple of L (or all resident
+// clusters) with the least cost in k-blocks: the run of L * k-blocks / S (at least
+// kStreamKMinKBlocks), plus kFixupKBlocks, plus kPeerKBlocks per partial the owner adds, all
+// three gemm.cu's constants (measured there); the data-parallel last wave costs k-blocks.
+constexpr long long kStreamKMinKBlocks = 8;  // gemm.cu's SK_MIN_KBLOCKS
+constexpr long long kFixupKBlocks = 12;      // gemm.cu's FIXUP_KBLOCKS
+constexpr long long kPeerKBlocks = 4;        // gemm.cu's PEER_KBLOCKS
+
+// Partials the owner of a shared tile reads back when S clusters share L tiles' k-blocks.
+long long stream_k_holders(long long sharing, long long leftover) {
+    return ceil_div(sharing, leftover) - 1 + (sharing % leftover != 0 ? 1 : 0);
+}
+
+Candidate step07_launch(const Machine& machine, const std::string& variant, const Problem& problem, Candidate c) {
+    const long long cta_tiles = ceil_div(problem.m, c.bm) * ceil_div(problem.n, c.bn);
+    if (cta_tiles <= machine.sm_count) c.cluster = 1;
+    if (variant == "dataparallel" || machine.sm_count < c.cluster) return c;
+    const long long tiles = ceil_div(ceil_div(problem.m, c.bm), c.cluster) * ceil_div(problem.n, c.bn);
+    const long long resident = machine.sm_count / c.cluster;
+    const long long leftover = tiles % resident, k_blocks = ceil_div(problem.k, c.bk);
+    if (leftover == 0) return c;
+    long long best = k_blocks;
+    for (long long clusters = 2 * leftover; clusters <= resident + leftover; clusters += leftover) {
+        const long long sharing = std::min(clusters, resident);
+        if (sharing <= leftover) break;
+        const long long run = ceil_div(leftover * k_blocks, sharing);
+        if (run < kStreamKMinKBlocks) break;
+        const long long cost = run + kFixupKBlocks + kPeerKBlocks * stream_k_holders(sharing, leftover);
+        if (cost < best) best = cost, c.stream_k = static_cast<int>(sharing);
+        if (sharing == resident) break;
+    }
+    return c;
+}
+
 Plan plan_step(const Machine& machine, int number, const std::string& variant, const Problem& problem) {
     Candidate c;
     if (!step_candidate(number, variant, &c)) {
@@ -79,6 +117,7 @@ Plan plan_step(const Machine& machine, int number, const std::string& variant, c
         p.limiter = "not modeled";
         return p;
     }
+    if (number == 7) c = step07_launch(machine, variant, problem, c);
     return evaluate(machine, problem, c);
 }
 
@@ -98,12 +137,26 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
 
     // Work units: output tiles (times the split of K). Ping-pong's consumers each own a
     // (BM/2)xBN tile; the SM runs the two side by side, so count pairs of them as one unit.
+    // The persistent grid (07) shares only the k-blocks of its last, partial wave's tiles:
+    // its clusters run full_rounds whole tiles each, then `sharing` of them a run of
+    // k_blocks of the leftover tiles (split_k > 1 without stream_k: each cut in split_k).
     const long long tiles_m = ceil_div(ceil_div(problem.m, c.bm), c.cluster) * c.cluster;
     const long long tiles = tiles_m * ceil_div(problem.n, c.bn);
-    const long long units = tiles * split;
-    const long long k_blocks = ceil_div(ceil_div(problem.k, c.bk), split);
+    const long long full_k_blocks = ceil_div(problem.k, c.bk);
+    const long long resident = std::max(1, m.sm_count / c.cluster);
+    const long long leftover = tiles / c.cluster % resident;
+    long long sharing = 0;
+    if (c.structure == Structure::Persistent && leftover > 0)
+        sharing = c.stream_k > 0 ? c.stream_k : split > 1 ? std::min(leftover * split, resident) : 0;
+    const long long cut = c.structure == Structure::Persistent ? 1 : split;  // slices of every tile
+    const long long full_rounds = sharing > 0 ? tiles / c.cluster / resident : 0;
+    const long long units = sharing > 0 ? sharing * c.cluster : tiles * cut;
+    const long long k_blocks =
+        sharing > 0 ? ceil_div(leftover * full_k_blocks, sharing) : ceil_div(full_k_blocks, cut);
+    const long long partials_read = sharing > 0 ? stream_k_holders(sharing, leftover) : cut - 1;
     const long long slots = static_cast<long long>(m.sm_count) * ctas_per_sm;
-    r.active_sms = static_cast<int>(std::min<long long>(m.sm_count, ceil_div(units, ctas_per_sm)));
+    r.active_sms = full_rounds > 0 ? m.sm_count
+                                   : static_cast<int>(std::min<long long>(m.sm_count, ceil_div(units, ctas_per_sm)));
 
     // 1. One k-block on one SM (all CTAs of the SM together).
     const double flops = 2.0 * c.bm * c.bn * c.bk * ctas_per_sm;
@@ -113,17 +166,21 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     const double bytes = (a_rows + b_rows) * c.bk * kBytesPerElement * ctas_per_sm;
     double issue_clk = flops / flop_rate;
     if (mma_sync) {
-        // mma.sync and ldmatrix are issued by the same warps, two per scheduler, and the
-        // H100 timeline of step 04 (2778 cycles per k-block at 1980 MHz) matches their sum:
-        // charge both. ldmatrix: each warp reads its 64-row slab of A and of B per k-block.
+        // mma.sync runs on the tensor pipe, ldmatrix (and 02's cp.async) on the shared-memory
+        // pipe: two pipes, fed by the same warps. A warp's MMAs wait for its own fragments,
+        // so a scheduler's tensor pipe idles only while every warp it holds waits on loads:
+        // with W warps per scheduler taking turns, 1/W of the shared-memory pipe's time
+        // stays exposed (W = 1: the sum; many warps: the larger of the two).
+        // ldmatrix: each warp reads its 64-row slab of A and of B per k-block.
         const int warps = std::max(1, c.threads / 32);
+        const double warps_per_scheduler = std::max(1.0, static_cast<double>(warps) / kSchedulersPerSm);
         const int warps_m = std::max(1, c.bm / kWarpTile);
         const int warps_n = std::max(1, warps / warps_m);
         const double ldsm = static_cast<double>(c.bk) * kBytesPerElement * (c.bm * warps_n + c.bn * warps_m);
         // cp.async (02) goes through the same shared-memory pipe as ldmatrix: its bytes add.
         const double copied = c.structure == Structure::MmaSyncCpAsync
                                   ? (a_rows + b_rows) * c.bk * kBytesPerElement : 0.0;
-        issue_clk += (ldsm + copied) * ctas_per_sm / m.ldmatrix_bytes_per_clk;
+        issue_clk += (ldsm + copied) * ctas_per_sm / m.ldmatrix_bytes_per_clk / warps_per_scheduler;
     }
     r.issue_ns = issue_clk / ghz;
     // The L2 -> SM bandwidth, shared by the SMs that are loading, but no more than one SM
@@ -163,34 +220,51 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     // 2. One tile: the first stage's fill, the k-blocks, the epilogue. The epilogue's store
     // rate is the SM's share of the GPU-wide store bandwidth of the way the step stores C:
     // bf16 pairs straight from the accumulators (02-05), 16-byte rows staged through shared
-    // memory (06), TMA stores (07). A split-K unit writes and reads back fp32 partials.
+    // memory (06), TMA stores (07).
     double store_tbps = m.store4_tbps;
     if (c.structure == Structure::WarpSpecialized || c.structure == Structure::PingPong) store_tbps = m.store16_tbps;
     if (c.structure == Structure::Persistent) store_tbps = m.tma_store_tbps;
-    const double c_bytes = static_cast<double>(c.bm) * c.bn * (split > 1 ? 4.0 * 2 : kBytesPerElement);
-    r.epilogue_ns = store_tbps > 0 ? c_bytes * ctas_per_sm / (store_tbps * 1e3 / m.sm_count) : 0;
+    const double store_share = store_tbps * 1e3 / m.sm_count;  // bytes per ns
+    const double c_bytes = static_cast<double>(c.bm) * c.bn * kBytesPerElement;
+    r.epilogue_ns = store_tbps > 0 ? c_bytes * ctas_per_sm / store_share : 0;
+    if (partials_read > 0) {
+        // A shared tile (07's stream-K, or split-K): every holder but the owner writes its
+        // fp32 partial tile with 16-byte stores, all SMs at once; then the owner reads the
+        // partials one after the other at the rate one SM loads from L2 alone, adds, and
+        // stores C.
+        const double partial_bytes = static_cast<double>(c.bm) * c.bn * 4.0;
+        r.epilogue_ns += partial_bytes / (m.store16_tbps * 1e3 / m.sm_count) +
+                         partials_read * partial_bytes / m.tma_one_sm_gbps;
+    }
     r.prologue_ns = r.fill_ns;
+    r.k_blocks = k_blocks;
     const double loop_ns = static_cast<double>(k_blocks) * r.kblock_ns;
 
     // 3. The grid. A grid of one CTA per tile runs in waves, each as long as a tile; the
     // persistent grid of 07 pays the prologue once per SM and hides the next tile's fill
-    // behind the epilogue, so its busiest SM runs ceil(units / SMs) loops and epilogues.
+    // behind the epilogue, so its busiest SM runs ceil(units / SMs) loops and epilogues
+    // (after its full_rounds whole tiles, when the last wave is shared).
     r.launch_ns = m.launch_us * 1e3;
     if (c.structure == Structure::Persistent) {
-        r.rounds = ceil_div(units, m.sm_count);
+        r.rounds = full_rounds + ceil_div(units, m.sm_count);
         r.tile_ns = loop_ns + r.epilogue_ns;
-        r.total_us = (r.launch_ns + r.prologue_ns + r.rounds * r.tile_ns) * 1e-3;
+        const double whole_tile_ns = full_k_blocks * r.kblock_ns + (store_tbps > 0 ? c_bytes / store_share : 0);
+        r.total_us = (r.launch_ns + r.prologue_ns + full_rounds * whole_tile_ns +
+                      ceil_div(units, m.sm_count) * r.tile_ns) * 1e-3;
     } else {
         r.rounds = ceil_div(units, slots);
         r.tile_ns = r.prologue_ns + loop_ns + r.epilogue_ns;
         r.total_us = (r.launch_ns + r.rounds * r.tile_ns) * 1e-3;
     }
-    // Compulsory DRAM traffic (A, B read once, C written once) sets a floor.
+    // Compulsory DRAM traffic sets a floor: A and B are read once, while the k-loops run, so
+    // the loops take at least that long; the first fill comes before them and the last
+    // epilogue (which writes C) after them.
     const double M = static_cast<double>(problem.m), N = static_cast<double>(problem.n),
                  K = static_cast<double>(problem.k);
-    r.dram_ns = m.dram_tbps > 0 ? (M * K + N * K + M * N) * kBytesPerElement / (m.dram_tbps * 1e3) : 0;
-    const bool dram_bound = r.dram_ns + r.launch_ns > r.total_us * 1e3;
-    if (dram_bound) r.total_us = (r.dram_ns + r.launch_ns) * 1e-3;
+    r.dram_ns = m.dram_tbps > 0 ? (M * K + N * K) * kBytesPerElement / (m.dram_tbps * 1e3) : 0;
+    const double dram_floor_ns = r.launch_ns + r.prologue_ns + r.dram_ns + r.epilogue_ns;
+    const bool dram_bound = dram_floor_ns > r.total_us * 1e3;
+    if (dram_bound) r.total_us = dram_floor_ns * 1e-3;
     r.tflops = 2.0 * M * N * K / (r.total_us * 1e-6) * 1e-12;
 
     // 4. The limiter: the term that sets the k-block time, unless the grid loses more.
@@ -203,9 +277,13 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
             r.limiter = "L2->SM bandwidth";
         else
             r.limiter = "load latency: too few stages ahead";
-        const double busy = static_cast<double>(units) / (static_cast<double>(r.rounds) *
-                                                          (c.structure == Structure::Persistent ? m.sm_count : slots));
-        const double loop_share = loop_ns / r.tile_ns;
+        // busy: the k-blocks of work over what the SMs could run in the rounds they take.
+        const double capacity = static_cast<double>(c.structure == Structure::Persistent ? m.sm_count : slots) *
+                                (full_rounds * full_k_blocks + (r.rounds - full_rounds) * k_blocks);
+        const double busy = static_cast<double>(tiles) * full_k_blocks / capacity;
+        // loop_share: the busiest SM's k-loops over its time after the launch.
+        const double loops_ns = (full_rounds * full_k_blocks + (r.rounds - full_rounds) * k_blocks) * r.kblock_ns;
+        const double loop_share = loops_ns / (r.total_us * 1e3 - r.launch_ns);
         if (busy < kWorthNaming && busy <= loop_share)
             r.limiter = "wave quantization";
         else if (loop_share < kWorthNaming)

@@ -1,0 +1,31 @@
+#!/usr/bin/env python3
+"""The committed planner comparison is what ladder-plan prints today.
+
+results/<gpu>/planner_compare.log is the output of
+  ladder-plan --compare results/<gpu>/bench.csv --machine results/<gpu>/machine.json
+and the READMEs quote its hit rates; a change to the time model must regenerate it.
+Usage: test_planner_compare_log.py LADDER_PLAN RESULTS_DIR
+"""
+import subprocess
+import sys
+
+
+def main():
+    plan, folder = sys.argv[1], sys.argv[2]
+    log = f"{folder}/planner_compare.log"
+    out = subprocess.run([plan, "--compare", f"{folder}/bench.csv", "--machine", f"{folder}/machine.json"],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    with open(log, encoding="utf-8") as f:
+        committed = f.read().splitlines()
+    for number, (want, got) in enumerate(zip(committed, out), start=1):
+        if want != got:
+            sys.exit(f"{log}:{number} differs from ladder-plan's output:\n  committed: {want}\n  now:       {got}\n"
+                     f"regenerate it: ./build/ladder-plan --compare {folder}/bench.csv "
+                     f"--machine {folder}/machine.json > {log}")
+    if len(committed) != len(out):
+        sys.exit(f"{log} has {len(committed)} lines, ladder-plan prints {len(out)}: regenerate it")
+    print(f"{log}: current ({len(out)} lines)")
+
+
+if __name__ == "__main__":
+    main()
