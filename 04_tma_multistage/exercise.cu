@@ -26,8 +26,8 @@
 // its data, and only thread 0 (the producer) waits for the slowest warp.
 //
 // Measured (NVIDIA H200, CUDA 13.0, 2026-11-23; tma_multistage):
-//   4096^3 430 TFLOP/s = 0.56x cuBLAS
-//   8192^3 419 TFLOP/s = 0.57x cuBLAS
+//   4096^3 428 TFLOP/s = 0.57x cuBLAS
+//   8192^3 415 TFLOP/s = 0.57x cuBLAS
 //   LLM shapes geomean 0.55x cuBLAS
 //   Every size and schedule: README.md in this folder, results/h200/bench.csv.
 //

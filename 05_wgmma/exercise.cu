@@ -27,9 +27,9 @@
 // the MMAs of one k-block run while the next one is awaited.
 //
 // Measured (NVIDIA H200, CUDA 13.0, 2026-11-23; wgmma):
-//   4096^3 637 TFLOP/s = 0.89x cuBLAS
-//   8192^3 646 TFLOP/s = 0.97x cuBLAS
-//   LLM shapes geomean 0.86x cuBLAS
+//   4096^3 639 TFLOP/s = 0.89x cuBLAS
+//   8192^3 633 TFLOP/s = 0.96x cuBLAS
+//   LLM shapes geomean 0.84x cuBLAS
 //   Every size and schedule: README.md in this folder, results/h200/bench.csv.
 //
 // Build and run (from the repository root):

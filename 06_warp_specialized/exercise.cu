@@ -36,9 +36,9 @@
 // results/h100/timeline_step06.png).
 //
 // Measured (NVIDIA H200, CUDA 13.0, 2026-11-23; warp_specialized:cooperative):
-//   4096^3 707 TFLOP/s = 0.96x cuBLAS
-//   8192^3 672 TFLOP/s = 1.00x cuBLAS
-//   LLM shapes geomean 0.97x cuBLAS
+//   4096^3 683 TFLOP/s = 0.96x cuBLAS
+//   8192^3 664 TFLOP/s = 1.00x cuBLAS
+//   LLM shapes geomean 0.96x cuBLAS
 //   Every size and schedule: README.md in this folder, results/h200/bench.csv.
 //
 // Build and run (from the repository root):

@@ -38,8 +38,8 @@
 // (cluster size 1 is as fast: README.md, section 1).
 //
 // Measured (NVIDIA H200, CUDA 13.0, 2026-11-23; clusters_multicast:cluster2):
-//   4096^3 736 TFLOP/s = 0.99x cuBLAS
-//   8192^3 701 TFLOP/s = 1.02x cuBLAS
+//   4096^3 722 TFLOP/s = 0.99x cuBLAS
+//   8192^3 694 TFLOP/s = 1.04x cuBLAS
 //   LLM shapes geomean 1.00x cuBLAS
 //   Every size and schedule: README.md in this folder, results/h200/bench.csv.
 //
