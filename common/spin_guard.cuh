@@ -4,7 +4,7 @@
 // completes (a wrong parity bit, a wrong arrival count, a transaction byte count that
 // does not match what TMA delivers). Configure with -DLADDER_HANG_TRAP=ON (the default
 // for Debug builds and for the test build on the GPU machine) and every wait loop that
-// uses SpinGuard traps after about a second of spinning instead of hanging: the launch
+// uses SpinGuard traps after about two seconds of spinning instead of hanging: the launch
 // then fails with cudaErrorLaunchFailure and the message names the block and thread.
 // In other builds SpinGuard compiles to nothing.
 #pragma once
