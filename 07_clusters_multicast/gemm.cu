@@ -58,6 +58,7 @@
 
 #include "layout.h"  // tile_place, b_slice_first_row, swizzled_offset, wgmma_acc_row/col
 #include "spin_guard.cuh"
+#include "stream_k.h"  // sharing_clusters: the cost rule of make_schedule
 #include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
 #include "step_api.h"
 #include "tensor_map.h"
@@ -107,16 +108,9 @@ constexpr int C_BOX = 64;     // a TMA store box is 64x64 bf16: 128-byte rows, o
 // Grouped rasterization: tiles are walked GROUP_M_TILES rows of 128-row tiles at a time
 // (2048 rows of A), down each column of the group before moving right. See tile_origin.
 constexpr int GROUP_M_TILES = 16;
-// Stream-K (see Schedule and make_schedule): a run of k-blocks is at least
-// SK_MIN_KBLOCKS long, and sharing a tile costs, in k-blocks of wgmma time, FIXUP_KBLOCKS
-// (partial tiles written and published, the owner's wait) plus PEER_KBLOCKS for every
-// partial the owner reads back and adds. Measured on the H200 (README.md section
-// 5): sharing the last wave of 4096^3 (58 tiles of 64 k-blocks over 66 clusters, 57
-// k-blocks each) ran 2.6% slower than not sharing, about 14 k-blocks of cost per tile;
-// 1000x1992x2056 split in two (17 k-blocks a slice instead of 33) ran 4% slower.
-constexpr int SK_MIN_KBLOCKS = 8;
-constexpr int FIXUP_KBLOCKS = 12;
-constexpr int PEER_KBLOCKS = 4;
+// Stream-K (see Schedule and make_schedule): how many clusters share the last wave is
+// decided by stream_k::sharing_clusters (common/stream_k.h), from constants measured on the
+// H200; the planner uses the same rule to predict this launch.
 constexpr uint32_t A_STAGE_BYTES = BM * BK * sizeof(__nv_bfloat16);  // 16 KB
 constexpr uint32_t B_STAGE_BYTES = BN * BK * sizeof(__nv_bfloat16);  // 32 KB
 // Rows of the 256-row B box that one CTA of a cluster loads and multicasts.
@@ -710,42 +704,26 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 // -------------------------------------------------------------------------------------
 // The schedule of `tiles` (cluster) tiles of `k_blocks` on at most `max_clusters`
 // resident clusters (see Schedule). Data-parallel, the last wave takes a whole tile's
-// time. Shared among S clusters, it takes L*k_blocks/S plus the cost of sharing: one fix-up
-// and a read per further cluster that holds part of a tile (about S/L of them hold one,
-// one more where S is not a multiple of L and runs straddle tile boundaries). Try every S
-// that cuts the tiles evenly (split-K, S = j*L) and all of the grid (S = G); keep the
-// shortest, and share only where it beats the data-parallel last wave.
-Schedule make_schedule(int tiles, int k_blocks, int max_clusters, bool stream_k) {
+// time. Shared among S clusters, it takes L*k_blocks/S plus the cost of sharing: a fix-up
+// and a read per further cluster that holds part of a tile. stream_k::sharing_clusters
+// tries every S that cuts the tiles evenly (split-K, S = j*L) and all of the grid (S = G),
+// and keeps the cheapest only where it beats the data-parallel last wave.
+Schedule make_schedule(int tiles, int k_blocks, int max_clusters, bool share_last_wave) {
     Schedule s{tiles, k_blocks, tiles < max_clusters ? tiles : max_clusters, tiles, 0};
     const int leftover = tiles % max_clusters;  // tiles of the last, partial wave
-    if (!stream_k || leftover == 0) return s;
-    const long long shared_kblocks = static_cast<long long>(leftover) * k_blocks;
-    if (shared_kblocks > INT_MAX) return s;  // WorkCursor counts them in int
-    long long best = k_blocks;  // the data-parallel last wave
-    int best_clusters = 0;
-    for (int clusters = 2 * leftover; clusters <= max_clusters + leftover; clusters += leftover) {
-        const int S = clusters <= max_clusters ? clusters : max_clusters;
-        if (S <= leftover) break;
-        const long long run = (shared_kblocks + S - 1) / S;
-        if (run < SK_MIN_KBLOCKS) break;
-        const int holders = (S + leftover - 1) / leftover - 1 + (S % leftover != 0 ? 1 : 0);
-        const long long cost = run + FIXUP_KBLOCKS + static_cast<long long>(PEER_KBLOCKS) * holders;
-        if (cost < best) {
-            best = cost;
-            best_clusters = S;
-        }
-        if (S == max_clusters) break;
-    }
-    if (best_clusters == 0) return s;
+    if (!share_last_wave || leftover == 0) return s;
+    if (static_cast<long long>(leftover) * k_blocks > INT_MAX) return s;  // WorkCursor counts in int
+    const int sharing = stream_k::sharing_clusters(leftover, k_blocks, max_clusters);
+    if (sharing == 0) return s;
     s.dp_tiles = tiles - leftover;
-    s.sk_clusters = best_clusters;
-    s.clusters = s.dp_tiles > 0 ? max_clusters : best_clusters;
+    s.sk_clusters = sharing;
+    s.clusters = s.dp_tiles > 0 ? max_clusters : sharing;
     return s;
 }
 
 template <int CLUSTER>
 cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
-                   int K, cudaStream_t stream, bool stream_k) {
+                   int K, cudaStream_t stream, bool share_last_wave) {
     constexpr const char* kStep = "07_clusters_multicast";
     if (cudaError_t err = check_gemm_args(kStep, A, B, C, M, N, K, NeedsArch::Sm90a);
         err != cudaSuccess)
@@ -859,8 +837,8 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
     // schedule counts CTA tiles.
     const int k_blocks = (K + BK - 1) / BK;
     const Schedule sched =
-        clustered ? make_schedule(cluster_tiles, k_blocks, resident_clusters, stream_k)
-                  : make_schedule(static_cast<int>(cta_tiles), k_blocks, resident_ctas, stream_k);
+        clustered ? make_schedule(cluster_tiles, k_blocks, resident_clusters, share_last_wave)
+                  : make_schedule(static_cast<int>(cta_tiles), k_blocks, resident_ctas, share_last_wave);
     float* partials = nullptr;
     int* flags = nullptr;
     if (sched.sk_clusters > 0) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "planner.h"
+#include "stream_k.h"
 
 namespace ladder::plan {
 namespace {
@@ -73,20 +74,9 @@ bool step_candidate(int number, const std::string& variant, Candidate* out) {
 
 // Step 07 chooses its launch per shape (make_schedule and launch in its gemm.cu): a grid of
 // no more tiles than SMs is launched without clusters, and the L tiles of the last, partial
-// wave have their k-blocks laid end to end and shared by S clusters (stream-K) when that is
-// shorter, never in the dataparallel variant. S is the multiple of L (or all resident
-// clusters) with the least cost in k-blocks: the run of L * k-blocks / S (at least
-// kStreamKMinKBlocks), plus kFixupKBlocks, plus kPeerKBlocks per partial the owner adds, all
-// three gemm.cu's constants (measured there); the data-parallel last wave costs k-blocks.
-constexpr long long kStreamKMinKBlocks = 8;  // gemm.cu's SK_MIN_KBLOCKS
-constexpr long long kFixupKBlocks = 12;      // gemm.cu's FIXUP_KBLOCKS
-constexpr long long kPeerKBlocks = 4;        // gemm.cu's PEER_KBLOCKS
-
-// Partials the owner of a shared tile reads back when S clusters share L tiles' k-blocks.
-long long stream_k_holders(long long sharing, long long leftover) {
-    return ceil_div(sharing, leftover) - 1 + (sharing % leftover != 0 ? 1 : 0);
-}
-
+// wave have their k-blocks laid end to end and shared by S clusters (stream-K) where
+// stream_k::sharing_clusters (common/stream_k.h, the kernel's own rule) says so; never in
+// the dataparallel variant.
 Candidate step07_launch(const Machine& machine, const std::string& variant, const Problem& problem, Candidate c) {
     const long long cta_tiles = ceil_div(problem.m, c.bm) * ceil_div(problem.n, c.bn);
     if (cta_tiles <= machine.sm_count) c.cluster = 1;
@@ -95,16 +85,8 @@ Candidate step07_launch(const Machine& machine, const std::string& variant, cons
     const long long resident = machine.sm_count / c.cluster;
     const long long leftover = tiles % resident, k_blocks = ceil_div(problem.k, c.bk);
     if (leftover == 0) return c;
-    long long best = k_blocks;
-    for (long long clusters = 2 * leftover; clusters <= resident + leftover; clusters += leftover) {
-        const long long sharing = std::min(clusters, resident);
-        if (sharing <= leftover) break;
-        const long long run = ceil_div(leftover * k_blocks, sharing);
-        if (run < kStreamKMinKBlocks) break;
-        const long long cost = run + kFixupKBlocks + kPeerKBlocks * stream_k_holders(sharing, leftover);
-        if (cost < best) best = cost, c.stream_k = static_cast<int>(sharing);
-        if (sharing == resident) break;
-    }
+    const int sharing = stream_k::sharing_clusters(leftover, k_blocks, resident);
+    if (sharing > 0) c.stream_k = sharing;
     return c;
 }
 
@@ -153,7 +135,7 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     const long long units = sharing > 0 ? sharing * c.cluster : tiles * cut;
     const long long k_blocks =
         sharing > 0 ? ceil_div(leftover * full_k_blocks, sharing) : ceil_div(full_k_blocks, cut);
-    const long long partials_read = sharing > 0 ? stream_k_holders(sharing, leftover) : cut - 1;
+    const long long partials_read = sharing > 0 ? stream_k::holders(sharing, leftover) : cut - 1;
     const long long slots = static_cast<long long>(m.sm_count) * ctas_per_sm;
     r.active_sms = full_rounds > 0 ? m.sm_count
                                    : static_cast<int>(std::min<long long>(m.sm_count, ceil_div(units, ctas_per_sm)));

@@ -30,14 +30,9 @@ namespace ladder {
 // aligned, the row pitch cols*2 is a multiple of 16 bytes, box dimensions are 1..256, and
 // with a swizzle mode the inner box extent in bytes (box_cols*2) is at most the swizzle span
 // (128 bytes for CU_TENSOR_MAP_SWIZZLE_128B, i.e. 64 bf16).
-// l2_promotion: how much the L2 fetches around each box row a TMA load asks for. 256 B by
-// default (a 128-byte row and its neighbour, which the next k-block reads); step 07's README
-// records that none and 128 B measured the same on the H200.
 inline cudaError_t make_tensor_map_2d(CUtensorMap* map, const void* base, uint64_t rows,
                                       uint64_t cols, uint32_t box_rows, uint32_t box_cols,
-                                      CUtensorMapSwizzle swizzle, const char* step,
-                                      CUtensorMapL2promotion l2_promotion =
-                                          CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
+                                      CUtensorMapSwizzle swizzle, const char* step) {
     // Looked up once per process; a function-local static is initialized exactly once even
     // when several host threads get here first together (C++11 [stmt.dcl]).
     static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
@@ -60,8 +55,8 @@ inline cudaError_t make_tensor_map_2d(CUtensorMap* map, const void* base, uint64
     const cuuint32_t element_stride[2] = {1, 1};
     CUresult res = encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base),
                           global_dim, global_stride, box_dim, element_stride,
-                          CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, l2_promotion,
-                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                          CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                          CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (res != CUDA_SUCCESS)
         return fail(cudaErrorInvalidValue,
                     "%s: cuTensorMapEncodeTiled failed (CUresult %d) for a %llux%llu matrix with a "

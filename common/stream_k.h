@@ -1,0 +1,50 @@
+// stream_k.h: how many clusters share the last wave's k-blocks (taught in step 07, README.md
+// section 5). One rule for step 07's make_schedule() and for the planner, which predicts
+// the kernel as it launches. Plain C++ (host only).
+#pragma once
+
+namespace ladder::stream_k {
+
+// Measured on the H200 (07_clusters_multicast/README.md, section 5), in k-blocks of wgmma
+// time: a run is at least kMinKBlocks long; sharing costs kFixupKBlocks (partial tiles
+// written and published, the owner's wait) plus kPeerKBlocks for every partial the owner
+// reads back and adds. Sharing the last wave of 4096^3 (58 tiles of 64 k-blocks over 66
+// clusters, 57 k-blocks each) ran 2.6% slower than not sharing, about 14 k-blocks of cost
+// per tile; 1000x1992x2056 split in two (17 k-blocks a slice instead of 33) ran 4% slower.
+constexpr long long kMinKBlocks = 8;
+constexpr long long kFixupKBlocks = 12;
+constexpr long long kPeerKBlocks = 4;
+
+// Partials the owner of a shared tile adds when S clusters share L tiles' k-blocks: about
+// S/L clusters hold a piece of each tile, one more where S is not a multiple of L and runs
+// straddle tile boundaries.
+inline long long holders(long long S, long long L) {
+    return (S + L - 1) / L - 1 + (S % L != 0 ? 1 : 0);
+}
+
+// The L = leftover tiles of the last, partial wave, of k_blocks each, on at most
+// max_clusters clusters. Data-parallel, that wave takes k_blocks. Shared among S clusters it
+// takes L*k_blocks/S plus the cost of sharing. Tries every S that cuts the tiles evenly
+// (split-K, S = j*L) and all of the grid (S = max_clusters); returns the cheapest S, or 0
+// where no S beats the data-parallel wave.
+inline int sharing_clusters(long long leftover, long long k_blocks, long long max_clusters) {
+    if (leftover <= 0) return 0;
+    const long long shared_kblocks = leftover * k_blocks;
+    long long best = k_blocks;
+    int best_clusters = 0;
+    for (long long clusters = 2 * leftover; clusters <= max_clusters + leftover; clusters += leftover) {
+        const long long S = clusters <= max_clusters ? clusters : max_clusters;
+        if (S <= leftover) break;
+        const long long run = (shared_kblocks + S - 1) / S;
+        if (run < kMinKBlocks) break;
+        const long long cost = run + kFixupKBlocks + kPeerKBlocks * holders(S, leftover);
+        if (cost < best) {
+            best = cost;
+            best_clusters = static_cast<int>(S);
+        }
+        if (S == max_clusters) break;
+    }
+    return best_clusters;
+}
+
+}  // namespace ladder::stream_k
