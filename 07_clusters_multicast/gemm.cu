@@ -55,10 +55,12 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "layout.h"  // tile_place, b_slice_first_row, swizzled_offset, wgmma_acc_row/col
 #include "spin_guard.cuh"
 #include "stream_k.h"  // sharing_clusters: the cost rule of make_schedule
+#include "tile_choice.h"  // choose: the tile height per problem
 #include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
 #include "step_api.h"
 #include "tensor_map.h"
@@ -73,57 +75,104 @@ namespace ladder::step07 {
 // Tile configuration
 // -------------------------------------------------------------------------------------
 // Registers decide the tile, exactly as in step 06: a consumer warpgroup issues wgmma
-// m64n256k16 into 64*256/128 = 128 fp32 accumulators per thread; two consumers give a
-// 128x256 CTA tile; setmaxnreg moves registers from the producer (40) to the consumers
-// (232): 128*40 + 256*232 = 64512 <= 65536, starting from the 168 that
-// __launch_bounds__(384, 1) gives every thread.
+// m64n256k16 into 64*256/128 = 128 fp32 accumulators per thread, so each consumer owns 64
+// rows of a 256-column tile. What this step adds is the choice of how many consumers a CTA
+// has: CONSUMERS = 1 or 2 gives a 64x256 or a 128x256 tile (Tile<CONSUMERS>).
+//   * 128x256 (step 06's tile) is the ladder's shape for large problems.
+//   * 64x256 has twice as many tiles: it fills the GPU when the problem has few, at the
+//     price of more bytes from L2 per FLOP (40 KB a stage for half the math).
+// The planner picks one per problem (common/tile_choice.h, README.md section 6). A third
+// consumer (192x256, 22% fewer bytes per FLOP) does not compile: 512 threads start with
+// 65536/512 = 128 registers each, ptxas allocates the whole kernel within that, and a
+// wgmma m64n256 with its 128 accumulators needs at least 154 (error C7602).
 //
-// Shared memory (227 KB = 232448 bytes a CTA may opt in to):
-//   stages: A 128x64x2 = 16 KB + B 256x64x2 = 32 KB = 48 KB each; 4 stages = 192 KB.
-//   C staging for the TMA store: one 64x128 bf16 tile per consumer = 16 KB each, 32 KB.
-//     (All of a consumer's 64x256 piece would be 32 KB each, 64 KB: 4 stages + 64 KB =
-//     256 KB does not fit, and 3 stages + 64 KB would shorten the ring that hides load
-//     latency. So each consumer stores its piece in two 128-column halves through one
-//     16 KB buffer, waiting for the first store to have read the buffer before the second.)
-//   barriers 64 B; struct rounded up to 1024 B; +1 KB to align the base:
-//     192 KB + 32 KB + 1 KB (rounding) + 1 KB = 226 KB = 231424 B <= 232448.
+// Shared memory (227 KB = 232448 bytes a CTA may opt in to): C staging for the TMA store
+// (one 64x128 bf16 tile per consumer, 16 KB each), the barriers and 2 KB of alignment
+// slack; then as many stages of A (BM x 64) and B (256 x 64) as fit:
+//   1 consumer:  16 KB + 5 stages x 40 KB = 216 KB
+//   2 consumers: 32 KB + 4 stages x 48 KB = 224 KB
+// (All of a consumer's 64x256 piece would be 32 KB: it is stored in two 128-column halves
+// through one 16 KB buffer, waiting for the first store to have read the buffer before
+// the second, so that the stages keep the room.)
 // Clusters do not change any of this: the B box of a stage is still 256 rows; only who
 // loads which slice of it changes. So the tile and stage shapes do not depend on CLUSTER.
-constexpr int BM = 128;  // rows of C per CTA
 constexpr int BN = 256;  // columns of C per CTA (one B box, shared by the cluster)
 constexpr int BK = 64;   // K extent of one stage
-constexpr int STAGES = 4;
 constexpr int WARPGROUP_THREADS = 128;
-constexpr int CONSUMER_WARPGROUPS = 2;
-constexpr int THREADS = (1 + CONSUMER_WARPGROUPS) * WARPGROUP_THREADS;  // 384
-constexpr int WGMMA_M = BM / CONSUMER_WARPGROUPS;  // 64 rows of C per consumer: one wgmma m64
-constexpr int WGMMA_K = 16;                     // K of one wgmma (bf16)
+constexpr int WGMMA_M = 64;  // rows of C per consumer: one wgmma m64
+constexpr int WGMMA_K = 16;  // K of one wgmma (bf16)
 constexpr int ACC_REGS = WGMMA_M * BN / WARPGROUP_THREADS;  // 128 fp32 accumulators per thread
-constexpr int PRODUCER_REGISTERS = 40;
-constexpr int CONSUMER_REGISTERS = 232;
+constexpr int MAX_CONSUMERS = 2;
 constexpr int SWIZZLE_BYTES = 128;            // CU_TENSOR_MAP_SWIZZLE_128B
 constexpr size_t SMEM_OPTIN_BYTES = 232448;  // 227 KB: H100's MaxSharedMemoryPerBlockOptin
 constexpr int EPI_N = 128;    // columns of C a consumer stages in shared memory at a time
 constexpr int C_BOX = 64;     // a TMA store box is 64x64 bf16: 128-byte rows, one swizzle span
-// Grouped rasterization: tiles are walked GROUP_M_TILES rows of 128-row tiles at a time
-// (2048 rows of A), down each column of the group before moving right. See tile_origin.
+// Grouped rasterization: tiles are walked GROUP_M_TILES rows of tiles at a time, down each
+// column of the group before moving right. See tile_origin.
 constexpr int GROUP_M_TILES = 16;
 // Stream-K (see Schedule and make_schedule): how many clusters share the last wave is
 // decided by stream_k::sharing_clusters (common/stream_k.h), from constants measured on the
 // H200; the planner uses the same rule to predict this launch.
-constexpr uint32_t A_STAGE_BYTES = BM * BK * sizeof(__nv_bfloat16);  // 16 KB
 constexpr uint32_t B_STAGE_BYTES = BN * BK * sizeof(__nv_bfloat16);  // 32 KB
+constexpr uint32_t C_STAGE_BYTES = WGMMA_M * EPI_N * sizeof(__nv_bfloat16);  // 16 KB per consumer
 // Rows of the 256-row B box that one CTA of a cluster loads and multicasts.
 template <int CLUSTER>
 constexpr int B_SLICE_ROWS = BN / CLUSTER;
 template <int CLUSTER>
 constexpr uint32_t B_SLICE_BYTES = B_SLICE_ROWS<CLUSTER> * BK * sizeof(__nv_bfloat16);
-// Arrivals that complete an empty barrier: one per consumer warpgroup of every CTA in the
-// cluster, because every CTA of the cluster writes a slice of B into every stage.
-template <int CLUSTER>
-constexpr uint32_t EMPTY_ARRIVALS = CONSUMER_WARPGROUPS * CLUSTER;
 
-static_assert(THREADS == 384, "one producer and two consumer warpgroups");
+template <int CONSUMERS>
+struct Tile {
+    static constexpr int CONSUMER_WARPGROUPS = CONSUMERS;
+    static constexpr int BM = WGMMA_M * CONSUMERS;  // rows of C per CTA
+    static constexpr int THREADS = (1 + CONSUMERS) * WARPGROUP_THREADS;
+    static constexpr uint32_t A_STAGE_BYTES = BM * BK * sizeof(__nv_bfloat16);
+    // The most stages that fit beside the C staging, the barriers and the alignment slack.
+    static constexpr int STAGES =
+        static_cast<int>((SMEM_OPTIN_BYTES - CONSUMERS * C_STAGE_BYTES - 2048) /
+                         (A_STAGE_BYTES + B_STAGE_BYTES));
+    // setmaxnreg: the producer keeps what issuing TMA needs, the consumers take the rest of
+    // the CTA's launch allocation. With one consumer every thread already has the most a
+    // thread can hold (255), so there is nothing to move.
+    static constexpr int LAUNCH_REGISTERS = 65536 / THREADS / 8 * 8;  // per thread, at launch
+    static constexpr int PRODUCER_REGISTERS = 40;
+    static constexpr int CONSUMER_REGISTERS = 232;
+    static constexpr bool MOVES_REGISTERS = CONSUMERS > 1;
+
+    struct SharedStorage {
+        // Every tile is a multiple of 1024 bytes, so with the struct 1024-aligned every tile
+        // is too (the 128B swizzle pattern, and wgmma's and TMA's reading of it, are
+        // anchored there). The B slices a cluster's CTAs multicast start at multiples of 64
+        // rows = 8 KB.
+        alignas(1024) __nv_bfloat16 a[STAGES][BM * BK];
+        alignas(1024) __nv_bfloat16 b[STAGES][BN * BK];
+        alignas(1024) __nv_bfloat16 c[CONSUMERS][WGMMA_M * EPI_N];  // two 64x64 boxes each
+        uint64_t full_barrier[STAGES];   // "A and every B slice have landed in THIS CTA"
+        uint64_t empty_barrier[STAGES];  // "every consumer of the cluster is done reading"
+    };
+    static constexpr size_t SMEM_BYTES = sizeof(SharedStorage) + 1024;
+
+    static_assert(CONSUMERS >= 1 && CONSUMERS <= MAX_CONSUMERS, "64 or 128 rows");
+    static_assert(BM <= 256, "a TMA box has at most 256 rows");
+    static_assert(STAGES >= 2, "a consumer holds one stage while it waits for the next");
+    static_assert(SMEM_BYTES <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
+    static_assert(A_STAGE_BYTES % 1024 == 0, "A tiles stay 1024-aligned");
+    static_assert(PRODUCER_REGISTERS % 8 == 0 && CONSUMER_REGISTERS % 8 == 0,
+                  "setmaxnreg counts are multiples of 8");
+    static_assert(PRODUCER_REGISTERS >= 24 && CONSUMER_REGISTERS <= 256,
+                  "setmaxnreg range is 24..256");
+    // setmaxnreg only moves registers within what the CTA was launched with: a consumer's
+    // setmaxnreg.inc waits until the producer's .dec has handed enough back, and would
+    // wait forever if it asked for more.
+    static_assert(!MOVES_REGISTERS ||
+                      WARPGROUP_THREADS * (PRODUCER_REGISTERS + CONSUMERS * CONSUMER_REGISTERS) <=
+                          LAUNCH_REGISTERS * THREADS,
+                  "the re-balanced registers must fit the CTA's launch allocation");
+    static_assert(CONSUMER_REGISTERS >= ACC_REGS + 64, "room above the accumulators");
+    static_assert(A_STAGE_BYTES + B_STAGE_BYTES < (1u << 20),
+                  "an mbarrier transaction count is below 2^20");
+};
+
 static_assert(WGMMA_M == 64, "each consumer issues wgmma with M = 64");
 static_assert(BN % 8 == 0 && BN >= 8 && BN <= 256, "wgmma N is a multiple of 8 up to 256");
 static_assert(BK * sizeof(__nv_bfloat16) == SWIZZLE_BYTES,
@@ -131,39 +180,10 @@ static_assert(BK * sizeof(__nv_bfloat16) == SWIZZLE_BYTES,
 static_assert(C_BOX * sizeof(__nv_bfloat16) == SWIZZLE_BYTES,
               "a C store box row must be exactly one 128-byte swizzle span");
 static_assert(BK % WGMMA_K == 0, "whole wgmma k16 steps per stage");
-static_assert(BM <= 256 && BN <= 256, "a TMA box has at most 256 rows");
-static_assert(PRODUCER_REGISTERS % 8 == 0 && CONSUMER_REGISTERS % 8 == 0,
-              "setmaxnreg counts are multiples of 8");
-static_assert(PRODUCER_REGISTERS >= 24 && CONSUMER_REGISTERS <= 256, "setmaxnreg range is 24..256");
-// setmaxnreg only moves registers within what the CTA was launched with (65536 / THREADS,
-// rounded down to a multiple of 8, per thread): a consumer's setmaxnreg.inc waits until
-// the producer's .dec has handed enough back, and would wait forever if it asked for more.
-static_assert(WARPGROUP_THREADS * PRODUCER_REGISTERS +
-                      CONSUMER_WARPGROUPS * WARPGROUP_THREADS * CONSUMER_REGISTERS <=
-                  65536 / THREADS / 8 * 8 * THREADS,
-              "the re-balanced registers must fit the CTA's launch allocation (168 x 384)");
-static_assert(CONSUMER_REGISTERS >= ACC_REGS + 64, "room above the accumulators");
-static_assert(STAGES >= 2, "a consumer holds one stage while it waits for the next: at least two");
 static_assert(BN % EPI_N == 0 && EPI_N % C_BOX == 0, "whole store boxes per epilogue round");
-static_assert(A_STAGE_BYTES + BN * BK * sizeof(__nv_bfloat16) < (1u << 20),
-              "an mbarrier transaction count is below 2^20");
-
-struct SharedStorage {
-    // Every tile is a multiple of 1024 bytes, so with the struct 1024-aligned every tile
-    // is too (the 128B swizzle pattern, and wgmma's and TMA's reading of it, are anchored
-    // there). The B slices a cluster's CTAs multicast start at multiples of 64 rows = 8 KB.
-    alignas(1024) __nv_bfloat16 a[STAGES][BM * BK];
-    alignas(1024) __nv_bfloat16 b[STAGES][BN * BK];
-    alignas(1024) __nv_bfloat16 c[CONSUMER_WARPGROUPS][WGMMA_M * EPI_N];  // two 64x64 boxes each
-    uint64_t full_barrier[STAGES];   // "A and every B slice have landed in THIS CTA"
-    uint64_t empty_barrier[STAGES];  // "every consumer of the cluster is done reading"
-};
-static_assert((BM * BK * sizeof(__nv_bfloat16)) % 1024 == 0, "A tiles stay 1024-aligned");
-static_assert((BN * BK * sizeof(__nv_bfloat16)) % 1024 == 0, "B tiles stay 1024-aligned");
-static_assert((C_BOX * C_BOX * sizeof(__nv_bfloat16)) % 1024 == 0, "C boxes stay 1024-aligned");
-constexpr size_t SMEM_BYTES = sizeof(SharedStorage) + 1024;
-static_assert(SMEM_BYTES == 231424, "the derivation above");
-static_assert(SMEM_BYTES <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
+static_assert(B_STAGE_BYTES % 1024 == 0 && C_STAGE_BYTES % 1024 == 0,
+              "B and C tiles stay 1024-aligned");
+static_assert(Tile<1>::STAGES == 5 && Tile<2>::STAGES == 4, "the derivation above");
 
 // -------------------------------------------------------------------------------------
 // Device helpers carried over from steps 03 to 06
@@ -342,9 +362,10 @@ __device__ inline int partial_holders(const Schedule& s, int g, int tile) {
 // Slot = the CTA that wrote it (a cluster publishes at most one partial: the first piece
 // of its run) and the consumer.
 constexpr int PARTIAL_FLOATS = WGMMA_M * BN;  // 64 KB of fp32 per consumer
+template <int CONSUMERS>
 __device__ __forceinline__ float4* partial_slot(float* partials, int cta, int consumer) {
     return reinterpret_cast<float4*>(partials +
-                                     (static_cast<size_t>(cta) * CONSUMER_WARPGROUPS + consumer) *
+                                     (static_cast<size_t>(cta) * CONSUMERS + consumer) *
                                          PARTIAL_FLOATS);
 }
 
@@ -373,7 +394,7 @@ __device__ __forceinline__ void await_partial(int* flag, int barrier_id, int thr
 // The cluster tiles of an M x N problem, as (rows, columns): a cluster tile is CLUSTER
 // vertically adjacent CTA tiles (CLUSTER*128 rows x 256 columns). The host sizes the
 // schedule with it and the kernel places tiles with it, so the two always agree.
-template <int CLUSTER>
+template <int CLUSTER, int CONSUMERS, int BM = Tile<CONSUMERS>::BM>
 __host__ __device__ inline int2 cluster_tile_grid(int M, int N) {
     const int tiles_m = (M + BM - 1) / BM;
     const int tiles_n = (N + BN - 1) / BN;
@@ -394,7 +415,7 @@ __host__ __device__ inline int2 cluster_tile_grid(int M, int N) {
 //                                                         3  7 11 15 19 ...
 //                                                        (next group below) ...
 // Returns the first row and column of C of this CTA's part of cluster tile `tile`.
-template <int CLUSTER>
+template <int CLUSTER, int CONSUMERS, int BM = Tile<CONSUMERS>::BM>
 __device__ __forceinline__ int2 tile_origin(int tile, int cluster_rows, int tiles_n,
                                             uint32_t rank) {
     const layout::TilePlace place =
@@ -407,11 +428,11 @@ __device__ __forceinline__ int2 tile_origin(int tile, int cluster_rows, int tile
 // tile_origin with the tile grid worked out from M and N where it is needed: the
 // producer's 40 registers are full, and a few integer instructions per tile are cheaper
 // than a value held for the whole kernel and spilled.
-template <int CLUSTER>
+template <int CLUSTER, int CONSUMERS>
 __device__ __forceinline__ int2 cta_origin(int tile, int M, int N, uint32_t rank) {
     asm volatile("" : "+r"(M), "+r"(N));  // opaque copies: the compiler cannot hoist the grid
-    const int2 grid = cluster_tile_grid<CLUSTER>(M, N);
-    return tile_origin<CLUSTER>(tile, grid.x, grid.y, rank);
+    const int2 grid = cluster_tile_grid<CLUSTER, CONSUMERS>(M, N);
+    return tile_origin<CLUSTER, CONSUMERS>(tile, grid.x, grid.y, rank);
 }
 
 // %clusterid.x (the CTA's index without a cluster launch), read by each warpgroup after its
@@ -437,16 +458,22 @@ __device__ __forceinline__ int read_cluster_id() {
 //                 Until then no producer of the cluster may write its slice again.
 // Stage and phase run on across tiles: fill f is the f-th k-block this CTA loads, over
 // all its tiles, and producer and consumers walk the same tile sequence.
-template <int CLUSTER>
-__global__ void __launch_bounds__(THREADS, 1)
+template <int CLUSTER, int CONSUMERS>
+__global__ void __launch_bounds__(Tile<CONSUMERS>::THREADS, 1)
 gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
             const __grid_constant__ CUtensorMap c_map, __nv_bfloat16* __restrict__ C, int M,
             int N, int K, int tma_store, const Schedule sched, float* __restrict__ partials,
             int* __restrict__ flags) {
     // ---- setup: carve shared memory, find this CTA's place, initialise the barriers -----
+    using T = Tile<CONSUMERS>;
+    constexpr int STAGES = T::STAGES, CONSUMER_WARPGROUPS = CONSUMERS;
+    constexpr uint32_t A_STAGE_BYTES = T::A_STAGE_BYTES;
+    // Arrivals that complete an empty barrier: one per consumer warpgroup of every CTA in
+    // the cluster, because every CTA of the cluster writes a slice of B into every stage.
+    constexpr uint32_t EMPTY_ARRIVALS = CONSUMERS * CLUSTER;
     extern __shared__ uint8_t smem_raw[];
     const uintptr_t smem_base = (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023};
-    SharedStorage& s = *reinterpret_cast<SharedStorage*>(smem_base);
+    auto& s = *reinterpret_cast<typename T::SharedStorage*>(smem_base);
 
     const int warpgroup = threadIdx.x / WARPGROUP_THREADS;
     const int thread_in_wg = threadIdx.x % WARPGROUP_THREADS;
@@ -458,7 +485,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             // CCCL: cuda::ptx::mbarrier_init(bar, count)
             // PTX:  mbarrier.init.shared.b64 [bar], count;   (PTX ISA "mbarrier.init")
             cuda::ptx::mbarrier_init(&s.full_barrier[stage], 1);
-            cuda::ptx::mbarrier_init(&s.empty_barrier[stage], uint32_t{EMPTY_ARRIVALS<CLUSTER>});
+            cuda::ptx::mbarrier_init(&s.empty_barrier[stage], EMPTY_ARRIVALS);
         }
         // Make the initialised barriers visible to the async proxy (the TMA unit) and to
         // the other CTAs of the cluster.  PTX: fence.mbarrier_init.release.cluster;
@@ -470,7 +497,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 
     if (warpgroup == 0) {
         // ---- producer: one thread keeps the ring full, tile after tile ----------------
-        setmaxnreg_dec<PRODUCER_REGISTERS>();
+        if constexpr (T::MOVES_REGISTERS) setmaxnreg_dec<T::PRODUCER_REGISTERS>();
         if (thread_in_wg == 0) {
             const int cluster_id = read_cluster_id();
             int stage = 0;
@@ -479,7 +506,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             WorkCursor work(sched, cluster_id);
             WorkUnit unit;
             while (work.next_unit(sched, unit)) {
-                const int2 origin = cta_origin<CLUSTER>(unit.tile, M, N, rank);
+                const int2 origin = cta_origin<CLUSTER, CONSUMERS>(unit.tile, M, N, rank);
                 const int m0 = origin.x, n0 = origin.y;
                 // Boxes wholly outside the matrix are not issued (and their bytes not
                 // expected): when M is not a multiple of CLUSTER*128 the last CTAs of a
@@ -523,7 +550,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         // (compute-sanitizer --tool synccheck reports "Divergent thread(s) in block").
         __syncwarp();
     } else {
-        setmaxnreg_inc<CONSUMER_REGISTERS>();
+        if constexpr (T::MOVES_REGISTERS) setmaxnreg_inc<T::CONSUMER_REGISTERS>();
         const int consumer = warpgroup - 1;
         const int cluster_id = read_cluster_id();
         const int warp = thread_in_wg / 32;
@@ -544,7 +571,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         WorkUnit unit;
 
         while (work.next_unit(sched, unit)) {
-            const int2 origin = cta_origin<CLUSTER>(unit.tile, M, N, rank);
+            const int2 origin = cta_origin<CLUSTER, CONSUMERS>(unit.tile, M, N, rank);
             const int m0 = origin.x, n0 = origin.y;
 
             // ---- main loop: wgmma on full stages, hand each back as soon as it is read -
@@ -598,7 +625,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             const int barrier_id = EPILOGUE_BARRIER_ID + consumer;
             if (unit.kb_begin > 0) {
                 // Not the tile's first k-block: the owner finishes the tile. Publish and go on.
-                float4* slot = partial_slot(partials, cta, consumer);
+                float4* slot = partial_slot<CONSUMERS>(partials, cta, consumer);
 #pragma unroll
                 for (int q = 0; q < ACC_REGS / 4; ++q)
                     slot[q * WARPGROUP_THREADS + thread_in_wg] =
@@ -609,19 +636,20 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             if (unit.kb_end < sched.k_blocks) {
                 // The owner: the next clusters hold the rest of the tile. Add their partials
                 // in order, eight 16-byte loads in flight per thread at a time (32 registers).
+                constexpr int IN_FLIGHT = 8;
                 const int holders = partial_holders(sched, cluster_id, unit.tile);
                 for (int h = 1; h <= holders; ++h) {
                     const int peer = (cluster_id + h) * CLUSTER + static_cast<int>(rank);
                     await_partial(&flags[peer * CONSUMER_WARPGROUPS + consumer], barrier_id, thread_in_wg);
-                    const float4* slot = partial_slot(partials, peer, consumer);
+                    const float4* slot = partial_slot<CONSUMERS>(partials, peer, consumer);
 #pragma unroll
-                    for (int q0 = 0; q0 < ACC_REGS / 4; q0 += 8) {
-                        float4 v[8];
+                    for (int q0 = 0; q0 < ACC_REGS / 4; q0 += IN_FLIGHT) {
+                        float4 v[IN_FLIGHT];
 #pragma unroll
-                        for (int i = 0; i < 8; ++i)
+                        for (int i = 0; i < IN_FLIGHT; ++i)
                             v[i] = __ldcg(&slot[(q0 + i) * WARPGROUP_THREADS + thread_in_wg]);
 #pragma unroll
-                        for (int i = 0; i < 8; ++i) {
+                        for (int i = 0; i < IN_FLIGHT; ++i) {
                             acc[4 * (q0 + i)] += v[i].x;
                             acc[4 * (q0 + i) + 1] += v[i].y;
                             acc[4 * (q0 + i) + 2] += v[i].z;
@@ -721,18 +749,18 @@ Schedule make_schedule(int tiles, int k_blocks, int max_clusters, bool share_las
     return s;
 }
 
-template <int CLUSTER>
-cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
-                   int K, cudaStream_t stream, bool share_last_wave) {
-    constexpr const char* kStep = "07_clusters_multicast";
-    if (cudaError_t err = check_gemm_args(kStep, A, B, C, M, N, K, NeedsArch::Sm90a);
-        err != cudaSuccess)
-        return err;
+constexpr const char* kStep = "07_clusters_multicast";
 
+template <int CLUSTER, int CONSUMERS>
+cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
+                        int N, int K, cudaStream_t stream, bool share_last_wave) {
+    using T = Tile<CONSUMERS>;
+    constexpr int BM = T::BM, THREADS = T::THREADS, CONSUMER_WARPGROUPS = CONSUMERS;
+    constexpr size_t SMEM_BYTES = T::SMEM_BYTES;
     // Tile origins are int: check_gemm_args keeps M and N 2^16 below 2^31, far more than
     // (tiles + one cluster of padding) * 128 needs.
-    const int2 grid = cluster_tile_grid<CLUSTER>(M, N);
-    const int2 plain_grid = cluster_tile_grid<1>(M, N);  // CTA tiles
+    const int2 grid = cluster_tile_grid<CLUSTER, CONSUMERS>(M, N);
+    const int2 plain_grid = cluster_tile_grid<1, CONSUMERS>(M, N);  // CTA tiles
     const long long cta_tiles = static_cast<long long>(plain_grid.x) * plain_grid.y;
     if (cta_tiles > INT_MAX / 2)
         return fail(cudaErrorInvalidValue, "%s: %d x %d tiles are too many", kStep, plain_grid.x,
@@ -740,12 +768,12 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
     const int cluster_tiles = grid.x * grid.y;
 
     // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
-    // Both kernels may be launched: gemm_kernel<1> is the one without a cluster launch.
+    // Both kernels may be launched: gemm_kernel<1, CONSUMERS> is the one without a cluster launch.
     if (cudaError_t err =
-            allow_dynamic_smem(kStep, gemm_kernel<CLUSTER>, static_cast<int>(SMEM_BYTES));
+            allow_dynamic_smem(kStep, gemm_kernel<CLUSTER, CONSUMERS>, static_cast<int>(SMEM_BYTES));
         err != cudaSuccess)
         return err;
-    if (cudaError_t err = allow_dynamic_smem(kStep, gemm_kernel<1>, static_cast<int>(SMEM_BYTES));
+    if (cudaError_t err = allow_dynamic_smem(kStep, gemm_kernel<1, CONSUMERS>, static_cast<int>(SMEM_BYTES));
         err != cudaSuccess)
         return err;
 
@@ -780,13 +808,13 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
                 err != cudaSuccess)
                 return fail(err, "%s: cudaDeviceGetAttribute: %s", kStep, cudaGetErrorString(err));
             if (cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                    &ctas_per_sm, gemm_kernel<1>, THREADS, SMEM_BYTES);
+                    &ctas_per_sm, gemm_kernel<1, CONSUMERS>, THREADS, SMEM_BYTES);
                 err != cudaSuccess)
                 return fail(err, "%s: cudaOccupancyMaxActiveBlocksPerMultiprocessor: %s", kStep,
                             cudaGetErrorString(err));
             config.gridDim = dim3(CLUSTER);
             if (cudaError_t err =
-                    cudaOccupancyMaxActiveClusters(&max_clusters, gemm_kernel<CLUSTER>, &config);
+                    cudaOccupancyMaxActiveClusters(&max_clusters, gemm_kernel<CLUSTER, CONSUMERS>, &config);
                 err != cudaSuccess)
                 return fail(err, "%s: cudaOccupancyMaxActiveClusters (cluster size %d): %s", kStep,
                             CLUSTER, cudaGetErrorString(err));
@@ -809,7 +837,7 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
     // README.md, "Cluster launch or not"), most likely because it is packed onto fewer
     // SMs' shared resources instead of spread out. With fewer tiles than SMs the L2
     // traffic multicast saves was never the limit. Such problems, and cluster size 1, run
-    // gemm_kernel<1> with a plain <<<>>> launch.
+    // gemm_kernel<1, CONSUMERS> with a plain <<<>>> launch.
     const bool clustered = CLUSTER > 1 && cta_tiles > resident_ctas;
 
     // A box: the CTA's 128 rows. B box: this CTA's slice, BN/CLUSTER of the 256 rows, or all
@@ -846,8 +874,10 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
         // this grid. The flags come first, at a place that does not depend on the problem:
         // launch after launch on this stream reuses them (the owners lower every flag they
         // wait for), and a partial of a larger grid must never land on them.
+        // The flags are sized for the tallest tile, so that launches of different tile
+        // heights on one stream find them in the same place.
         const size_t flag_bytes =
-            (static_cast<size_t>(resident_ctas) * CONSUMER_WARPGROUPS * sizeof(int) + 255) / 256 * 256;
+            (static_cast<size_t>(resident_ctas) * MAX_CONSUMERS * sizeof(int) + 255) / 256 * 256;
         const size_t ctas = static_cast<size_t>(sched.clusters) * (clustered ? CLUSTER : 1);
         const size_t partial_bytes = ctas * CONSUMER_WARPGROUPS * PARTIAL_FLOATS * sizeof(float);
         void* workspace = nullptr;
@@ -859,12 +889,12 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
     }
 
     if (!clustered) {
-        gemm_kernel<1><<<static_cast<unsigned>(sched.clusters), THREADS, SMEM_BYTES, stream>>>(
+        gemm_kernel<1, CONSUMERS><<<static_cast<unsigned>(sched.clusters), THREADS, SMEM_BYTES, stream>>>(
             a_map, b_map, c_map, C, M, N, K, tma_store, sched, partials, flags);
         return check_launch(kStep);
     }
     config.gridDim = dim3(static_cast<unsigned>(sched.clusters * CLUSTER));
-    if (cudaError_t err = cudaLaunchKernelEx(&config, gemm_kernel<CLUSTER>, a_map, b_map, c_map, C,
+    if (cudaError_t err = cudaLaunchKernelEx(&config, gemm_kernel<CLUSTER, CONSUMERS>, a_map, b_map, c_map, C,
                                              M, N, K, tma_store, sched, partials, flags);
         err != cudaSuccess)
         return fail(err, "%s: cudaLaunchKernelEx (cluster size %d): %s", kStep, CLUSTER,
@@ -872,27 +902,82 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
     return check_launch(kStep);
 }
 
+// The GPU's SM count, asked once per device: the planner's tile choice needs it on every call.
+inline cudaError_t sm_count(int* sms) {
+    int device = 0;
+    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
+        return fail(err, "%s: cudaGetDevice: %s", kStep, cudaGetErrorString(err));
+    static PerDeviceCache<int> cache;
+    return cache.get(device, sms, [&](int* out) {
+        if (cudaError_t err = cudaDeviceGetAttribute(out, cudaDevAttrMultiProcessorCount, device);
+            err != cudaSuccess)
+            return fail(err, "%s: cudaDeviceGetAttribute: %s", kStep, cudaGetErrorString(err));
+        return cudaSuccess;
+    });
+}
+
+// The tile height: `consumers` = 1 or 2 forces a 64- or 128-row tile; 0 takes the
+// planner's choice for this problem on this GPU (common/tile_choice.h).
+template <int CLUSTER>
+cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
+                   int K, cudaStream_t stream, int consumers, bool share_last_wave) {
+    if (cudaError_t err = check_gemm_args(kStep, A, B, C, M, N, K, NeedsArch::Sm90a);
+        err != cudaSuccess)
+        return err;
+    if (consumers == 0) {
+        int sms = 0;
+        if (cudaError_t err = sm_count(&sms); err != cudaSuccess) return err;
+        consumers = tile_choice::choose(M, N, K, sms, CLUSTER, share_last_wave).consumers;
+    }
+    switch (consumers) {
+        case 1: return launch_tile<CLUSTER, 1>(A, B, C, M, N, K, stream, share_last_wave);
+        default: return launch_tile<CLUSTER, 2>(A, B, C, M, N, K, stream, share_last_wave);
+    }
+}
+
 cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
                  int K, cudaStream_t stream) {
-    return launch<2>(A, B, C, M, N, K, stream, true);
+    return launch<2>(A, B, C, M, N, K, stream, 0, true);
 }
 
 cudaError_t gemm_dataparallel(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C,
                               int M, int N, int K, cudaStream_t stream) {
-    return launch<2>(A, B, C, M, N, K, stream, false);
+    return launch<2>(A, B, C, M, N, K, stream, 0, false);
 }
 
 cudaError_t gemm_cluster1(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
                           int N, int K, cudaStream_t stream) {
-    return launch<1>(A, B, C, M, N, K, stream, true);
+    return launch<1>(A, B, C, M, N, K, stream, 0, true);
 }
 
 cudaError_t gemm_cluster4(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
                           int N, int K, cudaStream_t stream) {
-    return launch<4>(A, B, C, M, N, K, stream, true);
+    return launch<4>(A, B, C, M, N, K, stream, 0, true);
 }
 
-TileConfig tile_config() { return {BM, BN, BK, STAGES, CONSUMER_WARPGROUPS, 2, THREADS}; }
+// One tile height, whatever the planner would choose: to measure the alternatives.
+cudaError_t gemm_bm64(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
+                      int N, int K, cudaStream_t stream) {
+    return launch<2>(A, B, C, M, N, K, stream, 1, true);
+}
+
+cudaError_t gemm_bm128(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
+                       int N, int K, cudaStream_t stream) {
+    return launch<2>(A, B, C, M, N, K, stream, 2, true);
+}
+
+// The default tile (128x256) for the planner's table; per problem, describe() says which
+// tile the default variant runs.
+TileConfig tile_config() {
+    return {Tile<2>::BM, BN, BK, Tile<2>::STAGES, 2, 2, Tile<2>::THREADS};
+}
+
+// One line for the step executable: the tile the planner chose for M x N x K and why.
+std::string describe(int M, int N, int K) {
+    int sms = 0;
+    if (sm_count(&sms) != cudaSuccess) return "tile: no device";
+    return tile_choice::explain(M, N, K, sms, 2);
+}
 
 LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
 

@@ -9,7 +9,7 @@
 namespace ladder {
 
 constexpr int kStepCount = 7;
-constexpr int kMaxVariants = 6;
+constexpr int kMaxVariants = 7;
 
 struct Variant {
     const char* name;        // "" for a step with a single schedule
@@ -23,6 +23,9 @@ struct Step {
     NeedsArch arch;
     TileConfig (*tile_config)();  // nullptr when not built
     Variant variants[kMaxVariants];  // the first one is the step's default
+    // One line on what the default variant runs for M x N x K when that depends on the
+    // problem (step 07's tile), or nullptr.
+    std::string (*describe)(int M, int N, int K) = nullptr;
 };
 
 // The step with this number (1..kStepCount), or nullptr for any other number.

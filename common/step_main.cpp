@@ -190,6 +190,11 @@ int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
     std::vector<float> want(ref.count());
     LADDER_CUDA(cudaMemcpy(want.data(), ref.get(), ref.bytes(), cudaMemcpyDeviceToHost));
 
+    // Where the default variant picks its configuration per problem, say which and why.
+    if (!runners.empty() && runners.front().step.describe != nullptr)
+        std::printf("plan  %-28s %-20s %s\n", runners.front().step.name, shape_text(s).c_str(),
+                    runners.front().step.describe(M, N, K).c_str());
+
     int failures = 0;
     for (const Runner& r : runners) {
         // The step and cuBLAS alternate launch by launch (see time_alternating).

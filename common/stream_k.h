@@ -25,26 +25,32 @@ inline long long holders(long long S, long long L) {
 // The L = leftover tiles of the last, partial wave, of k_blocks each, on at most
 // max_clusters clusters. Data-parallel, that wave takes k_blocks. Shared among S clusters it
 // takes L*k_blocks/S plus the cost of sharing. Tries every S that cuts the tiles evenly
-// (split-K, S = j*L) and all of the grid (S = max_clusters); returns the cheapest S, or 0
-// where no S beats the data-parallel wave.
-inline int sharing_clusters(long long leftover, long long k_blocks, long long max_clusters) {
-    if (leftover <= 0) return 0;
+// (split-K, S = j*L) and all of the grid (S = max_clusters); returns the cheapest S
+// (clusters, 0 where no S beats the data-parallel wave) and what the wave then costs, in
+// k-blocks.
+struct LastWave {
+    int clusters;
+    long long k_blocks;
+};
+inline LastWave last_wave(long long leftover, long long k_blocks, long long max_clusters) {
+    LastWave best{0, leftover > 0 ? k_blocks : 0};
+    if (leftover <= 0) return best;
     const long long shared_kblocks = leftover * k_blocks;
-    long long best = k_blocks;
-    int best_clusters = 0;
     for (long long clusters = 2 * leftover; clusters <= max_clusters + leftover; clusters += leftover) {
         const long long S = clusters <= max_clusters ? clusters : max_clusters;
         if (S <= leftover) break;
         const long long run = (shared_kblocks + S - 1) / S;
         if (run < kMinKBlocks) break;
         const long long cost = run + kFixupKBlocks + kPeerKBlocks * holders(S, leftover);
-        if (cost < best) {
-            best = cost;
-            best_clusters = static_cast<int>(S);
-        }
+        if (cost < best.k_blocks) best = {static_cast<int>(S), cost};
         if (S == max_clusters) break;
     }
-    return best_clusters;
+    return best;
+}
+
+// make_schedule's question: how many clusters share the last wave (0: none).
+inline int sharing_clusters(long long leftover, long long k_blocks, long long max_clusters) {
+    return last_wave(leftover, k_blocks, max_clusters).clusters;
 }
 
 }  // namespace ladder::stream_k
