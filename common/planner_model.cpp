@@ -189,8 +189,9 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     r.issue_ns = issue_clk / ghz;
     // 07 cg with clusters: a GPU-scope release fence between two k-blocks of each consumer
     // (SASS MEMBAR.ALL.GPU before the remote arrive) waits until the warpgroup's earlier
-    // memory operations are visible GPU-wide, the k-block's wgmma included, before the
-    // next k-block's wgmma issues: the tensor pipe idles for the fence every k-block.
+    // memory operations are visible GPU-wide before the next k-block's wgmma issues. The
+    // model takes it that the tensor pipe idles for the whole fence every k-block (not
+    // hidden under the wgmma still running): the cg rows measure that, not a probe.
     if (c.gpu_fence_per_kblock && c.cluster > 1) r.issue_ns += m.gpu_fence_ns;
     // The L2 -> SM bandwidth, shared by the SMs that are loading, but no more than one SM
     // can take in alone.
