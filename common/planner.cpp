@@ -425,6 +425,18 @@ Plan evaluate(const Machine& machine, const Problem& problem, const Candidate& c
     if (c.cluster > 1)
         notes.push_back(format("the %d CTAs of a cluster are assumed to lie along M and multicast one B slab",
                                c.cluster));
+    const Machine& mm = p.machine;
+    if (c.memcpy_async)
+        notes.push_back(format("cuda::memcpy_async: %.0f more issue cycles per warp-wide copy in the issue term "
+                               "(memcpy_async_issue_clk, fitted, not probed)", mm.memcpy_async_issue_clk));
+    if (c.copies_per_kblock != 2 && c.structure != Structure::MmaSyncCpAsync)
+        notes.push_back(format("%d TMA requests per k-block at %.1f ns each in the fill (tma_request_ns, fitted, "
+                               "not probed)", c.copies_per_kblock, mm.tma_request_ns));
+    if (c.smem_conflict_ways > 1)
+        notes.push_back(format("unswizzled tile: every ldmatrix conflicts %d ways on the shared-memory banks", c.smem_conflict_ways));
+    if (c.gpu_fence_per_kblock && c.cluster > 1)
+        notes.push_back(format("a GPU-scope fence per k-block adds %.0f ns to the issue term (gpu_fence_ns, fitted, "
+                               "not probed)", mm.gpu_fence_ns));
     if (c.stream_k > 0)
         notes.push_back(format("stream-K: %d clusters share the k-blocks of the last wave's tiles", c.stream_k));
     else if (p.tiles < p.slots && c.split_k == 1)

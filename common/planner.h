@@ -61,6 +61,20 @@ struct Machine {
     double store4_tbps = 0;           // the same with 4-byte stores
     double tma_store_tbps = 0;        // the same with TMA stores from shared memory
     double launch_us = 0;             // one kernel launch back to back with the previous one
+    // Costs no ladder-probe test measures yet, fitted on the H200 benchmark of the committed
+    // code (results/h200/bench.csv), one number per variant over all 18 shapes; the same SM
+    // on the H100. A machine file may set them ("tma_request_ns", "gpu_fence_ns",
+    // "memcpy_async_issue_clk").
+    // One bulk-copy request through the SM's TMA unit: the 03 bulk1d rows (384 requests per
+    // k-block), predicted at the clock each row recorded.
+    double tma_request_ns = 6.5;
+    // A GPU-scope release (MEMBAR.ALL.GPU) between two k-blocks: the 07 cg rows launched
+    // with clusters, predicted at the clock each row recorded.
+    double gpu_fence_ns = 380;
+    // Issue cycles one warp-wide cuda::memcpy_async adds over a cp.async: the median time
+    // ratio of the 02 pipeline rows to the 02 rows of the same shape (1.12), a ratio the
+    // clock cancels from.
+    double memcpy_async_issue_clk = 11;
     std::vector<std::string> not_measured;  // constants the machine file marks "measured": false
 };
 
@@ -130,6 +144,11 @@ struct Candidate {
     // Persistent (07) only: clusters sharing the k-blocks of the last wave's leftover tiles
     // (stream-K; 0: none, and split_k > 1 then cuts each leftover tile into split_k slices).
     int stream_k = 0;
+    // What a step's variant changes in the k-block (step_candidate sets them):
+    int copies_per_kblock = 2;      // TMA requests one CTA issues per k-block (03 bulk1d: a row each)
+    int smem_conflict_ways = 1;     // ldmatrix bank-conflict degree (8: an unswizzled 128-byte-row tile)
+    bool gpu_fence_per_kblock = false;  // every k-block's release is a GPU-scope fence (07 cg, clusters)
+    bool memcpy_async = false;      // 02's copies spelled cuda::memcpy_async into a thread-scope pipeline
 };
 
 // From ladder::TileConfig (or anything with the same field names), without this header

@@ -68,6 +68,14 @@ bool step_candidate(int number, const std::string& variant, Candidate* out) {
             c.stages = 4, c.consumer_warpgroups = 2, c.threads = 384;
             c.cluster = variant == "cluster1" ? 1 : variant == "cluster4" ? 4 : 2;
     }
+    // The variants that change what a k-block issues (each variant file's VARIANT comments):
+    // 02 pipeline copies through cuda::memcpy_async; 03 bulk1d issues one 1-D bulk copy per
+    // 128-byte row (BM + BN of them) into an unswizzled tile, which ldmatrix reads with 8-way
+    // bank conflicts; 07 cg releases each stage to the cluster with a .release.cluster
+    // arrive, a GPU-wide MEMBAR per k-block (with clusters only: alone a CTA arrives locally).
+    if (number == 2 && variant == "pipeline") c.memcpy_async = true;
+    if (number == 3 && variant == "bulk1d") c.copies_per_kblock = c.bm + c.bn, c.smem_conflict_ways = 8;
+    if (number == 7 && variant == "cg") c.gpu_fence_per_kblock = true;
     *out = c;
     return true;
 }
@@ -162,9 +170,29 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
         // cp.async (02) goes through the same shared-memory pipe as ldmatrix: its bytes add.
         const double copied = c.structure == Structure::MmaSyncCpAsync
                                   ? (a_rows + b_rows) * c.bk * kBytesPerElement : 0.0;
-        issue_clk += (ldsm + copied) * ctas_per_sm / m.ldmatrix_bytes_per_clk / warps_per_scheduler;
+        // An n-way bank conflict replays each ldmatrix n times: the pipe moves the bytes n
+        // times over (03 bulk1d's unswizzled tile: 8 rows 128 bytes apart share 4 banks). The
+        // pipe's own time is a floor: once it exceeds W x the math, no warp hides it.
+        const double smem_clk = (ldsm * std::max(1, c.smem_conflict_ways) + copied) * ctas_per_sm /
+                                m.ldmatrix_bytes_per_clk;
+        issue_clk = std::max(issue_clk + smem_clk / warps_per_scheduler, smem_clk);
+        if (c.memcpy_async && c.structure == Structure::MmaSyncCpAsync) {
+            // cuda::memcpy_async (02 pipeline) checks at run time that its generic pointers
+            // are global and shared, and branches per 16-byte chunk where cp.async takes a
+            // predicate: memcpy_async_issue_clk more issue slots per warp-wide copy, in the
+            // same warps' instruction stream as the MMAs. A scheduler's W warps issue
+            // (A + B bytes) / 16 / 32 / warps copies each per k-block.
+            const double copies_per_warp = (a_rows + b_rows) * c.bk * kBytesPerElement / 16.0 / 32.0 / warps;
+            issue_clk += warps_per_scheduler * copies_per_warp * m.memcpy_async_issue_clk * ctas_per_sm;
+        }
     }
     r.issue_ns = issue_clk / ghz;
+    // 07 cg with clusters: a GPU-scope release fence between two k-blocks of each consumer
+    // (SASS MEMBAR.ALL.GPU before the remote arrive) waits until the warpgroup's earlier
+    // memory operations are visible GPU-wide before the next k-block's wgmma issues. The
+    // model takes it that the tensor pipe idles for the whole fence every k-block (not
+    // hidden under the wgmma still running): the cg rows measure that, not a probe.
+    if (c.gpu_fence_per_kblock && c.cluster > 1) r.issue_ns += m.gpu_fence_ns;
     // The L2 -> SM bandwidth, shared by the SMs that are loading, but no more than one SM
     // can take in alone.
     const double l2_tbps = c.structure == Structure::MmaSyncCpAsync && m.l2_cp_async_tbps > 0
@@ -186,6 +214,12 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     if (c.structure == Structure::PingPong) ahead = c.stages / 2.0;
     ahead = std::max(ahead, 1.0);
     const double stage_bytes = c.structure == Structure::PingPong ? bytes / 2 : bytes;
+    // A TMA stage is the copy requests one CTA issues for it: two boxes, or one 1-D bulk copy
+    // per row (03 bulk1d), each passing the SM's TMA unit one after the other before the
+    // bytes flow (tma_request_ns each). cp.async (02) has no such unit: its copies are the
+    // shared-memory pipe's bytes above.
+    const double requests_ns = c.structure == Structure::MmaSyncCpAsync
+                                   ? 0.0 : c.copies_per_kblock * ctas_per_sm * m.tma_request_ns;
     // A stage's fill is the latency plus its bytes at the rate this SM gets: the L2 bandwidth
     // shared by the SMs loading at that moment, each loading for the fraction `busy` of a
     // k-block (1 when the ring streams, a third for step 03's single stage), never more than
@@ -194,7 +228,7 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     for (int i = 0; i < 50; ++i) {
         const double busy = std::min(1.0, r.feed_ns / r.kblock_ns);
         const double rate = std::min(m.tma_one_sm_gbps, l2_tbps * 1e3 / (r.active_sms * busy));
-        r.fill_ns = latency + stage_bytes / rate;
+        r.fill_ns = latency + requests_ns + stage_bytes / rate;
         r.ring_ns = (r.fill_ns + r.issue_ns + m.mbarrier_round_trip_ns) / ahead;
         r.kblock_ns = std::max({r.issue_ns, r.feed_ns, r.ring_ns});
     }
@@ -351,6 +385,9 @@ bool read_machine_file(const std::string& path, Machine* machine, std::string* e
         {"store4_tbps", &m.store4_tbps, true},
         {"tma_store_tbps", &m.tma_store_tbps, true},
         {"launch_us", &m.launch_us, true},
+        {"tma_request_ns", &m.tma_request_ns, false},
+        {"gpu_fence_ns", &m.gpu_fence_ns, false},
+        {"memcpy_async_issue_clk", &m.memcpy_async_issue_clk, false},
     };
     for (const Field& f : fields) {
         double value = 0;

@@ -86,6 +86,31 @@ TEST(PlannerModel, MmaSyncIssueIsMathPlusTheExposedPartOfLdmatrix) {
     EXPECT_NEAR(step_plan(2).prediction.issue_ns * 1.98, 4194304.0 / 2450 + (1024 + 384) / 2.0, 1e-6);
 }
 
+TEST(PlannerModel, VariantsChargeWhatTheyIssuePerKBlock) {
+    const Machine m = h100_sxm();
+    // 03 bulk1d: the unswizzled tile makes every ldmatrix an 8-way bank conflict, 8 x 1024 =
+    // 8192 cycles of the shared-memory pipe, more than math + half of it (1712 + 4096): the
+    // pipe sets the issue time. Its 384 row copies (not 2 boxes) pass the TMA unit one by
+    // one before the stage's bytes flow: 384 x tma_request_ns in the fill, on every k-block
+    // of a single stage. So seldom loading, the SM gets its bytes at one SM's own rate.
+    const Prediction tiled = step_plan(3).prediction, rows = step_plan(3, "bulk1d").prediction;
+    EXPECT_NEAR(rows.issue_ns * 1.98, 8 * 1024.0, 1e-6);
+    EXPECT_NEAR(rows.fill_ns, m.tma_latency_ns + 384 * m.tma_request_ns + 49152 / m.tma_one_sm_gbps, 1e-6);
+    EXPECT_GT(rows.fill_ns - tiled.fill_ns, 300 * m.tma_request_ns);
+    EXPECT_NEAR(rows.kblock_ns, rows.fill_ns + rows.issue_ns + m.mbarrier_round_trip_ns, 1e-6);
+    EXPECT_NEAR(step_plan(3, "barrier").prediction.total_us, tiled.total_us, 1e-9);  // same k-block
+    // 02 pipeline: 48 KiB / 16 bytes / 32 lanes / 8 warps = 12 memcpy_async per warp and
+    // k-block, 2 warps per scheduler: 24 x memcpy_async_issue_clk more issue cycles.
+    EXPECT_NEAR((step_plan(2, "pipeline").prediction.issue_ns - step_plan(2).prediction.issue_ns) * 1.98,
+                24 * m.memcpy_async_issue_clk, 1e-6);
+    // 07 cg: a GPU-scope fence per k-block with clusters (4096^3: clusters of 2) ...
+    EXPECT_NEAR(step_plan(7, "cg").prediction.issue_ns - step_plan(7).prediction.issue_ns, m.gpu_fence_ns, 1e-9);
+    EXPECT_EQ(step_plan(7, "cg").prediction.limiter, "wgmma issue");
+    // ... and none without (64x4096x4096 launches no clusters: the arrive is local).
+    const Problem skinny{64, 4096, 4096};
+    EXPECT_DOUBLE_EQ(step_plan(7, "cg", skinny).prediction.total_us, step_plan(7, "", skinny).prediction.total_us);
+}
+
 TEST(PlannerModel, Step07LaunchesAsItsKernelDecides) {
     // 64x4096x4096: 16 tiles of 128x256 on 132 SMs, 64 k-blocks: no clusters for a grid
     // smaller than the GPU, and the 16 x 64 k-blocks shared by S CTAs (stream-K) at the least
