@@ -13,6 +13,7 @@
 
 #include "planner.h"
 #include "stream_k.h"
+#include "tile_choice.h"
 
 namespace ladder::plan {
 namespace {
@@ -86,6 +87,14 @@ bool step_candidate(int number, const std::string& variant, Candidate* out) {
 // stream_k::sharing_clusters (common/stream_k.h, the kernel's own rule) says so; never in
 // the dataparallel variant.
 Candidate step07_launch(const Machine& machine, const std::string& variant, const Problem& problem, Candidate c) {
+    // The tile height: forced by bm64/bm128, else common/tile_choice.h's rule (the kernel's).
+    const int consumers =
+        variant == "bm64"    ? 1
+        : variant == "bm128" ? 2
+                             : tile_choice::choose(problem.m, problem.n, problem.k, machine.sm_count,
+                                                   c.cluster, variant != "dataparallel")
+                                   .consumers;
+    if (consumers == 1) c.bm = 64, c.consumer_warpgroups = 1, c.threads = 256, c.stages = 5;
     const long long cta_tiles = ceil_div(problem.m, c.bm) * ceil_div(problem.n, c.bn);
     if (cta_tiles <= machine.sm_count) c.cluster = 1;
     if (variant == "dataparallel" || machine.sm_count < c.cluster) return c;

@@ -130,13 +130,14 @@ TEST(PlannerModel, Step07LaunchesAsItsKernelDecides) {
 }
 
 TEST(PlannerModel, ASharedTilePaysForItsPartials) {
-    // 64x4096x4096 shared by 64 CTAs: each tile in 4 runs of 16 k-blocks. A holder writes a
-    // 128x256 fp32 partial (128 KiB) at its share of the 16-byte store bandwidth; the owner
-    // reads the other 3 at one SM's L2 rate, then stores C as usual.
+    // 64x4096x4096 (M <= 64: the 64x256 tile, common/tile_choice.h) shared by 64 CTAs: each
+    // tile in 4 runs of 16 k-blocks. A holder writes a 64x256 fp32 partial (64 KiB) at its
+    // share of the 16-byte store bandwidth; the owner reads the other 3 at one SM's L2 rate,
+    // then stores C as usual.
     const Machine m = h100_sxm();
     const Plan shared = step_plan(7, "", Problem{64, 4096, 4096});
     const Plan whole = step_plan(7, "dataparallel", Problem{64, 4096, 4096});
-    const double partial = 128.0 * 256 * 4;
+    const double partial = 64.0 * 256 * 4;
     EXPECT_NEAR(shared.prediction.epilogue_ns - whole.prediction.epilogue_ns,
                 partial / (m.store16_tbps * 1e3 / m.sm_count) + 3 * partial / m.tma_one_sm_gbps, 1e-6);
     EXPECT_NEAR(shared.prediction.tile_ns, 16 * shared.prediction.kblock_ns + shared.prediction.epilogue_ns, 1e-6);
