@@ -147,7 +147,7 @@ struct SharedStorage {
     // is too (the 128B swizzle pattern, and wgmma's reading of it, are anchored there).
     alignas(1024) __nv_bfloat16 a[STAGES<S>][A_ROWS<S> * BK];
     alignas(1024) __nv_bfloat16 b[STAGES<S>][BN * BK];
-    uint64_t full_barrier[STAGES<S>];   // producer -> consumers: "both boxes have landed"
+    uint64_t full_barrier[STAGES<S>];   // producer -> consumers: "the boxes it counts have landed"
     // EXERCISE BEGIN: a second full barrier per stage, for B
     // With the exercise done, full_barrier counts the A box only and this one the B box.
     uint64_t full_b_barrier[STAGES<S>];
@@ -247,8 +247,10 @@ __device__ __forceinline__ void advance(int& stage, uint32_t& phase) {
 // Kernel
 // -------------------------------------------------------------------------------------
 // Warpgroup 0 produces, warpgroups 1 and 2 consume. The ring protocol, per stage:
-//   full_barrier  count 1: the producer's arrive.expect_tx, plus STAGE_TX_BYTES of TMA
-//                 transactions. Consumers wait on it with the parity of the current lap.
+//   full_barrier  count 1: the producer's arrive.expect_tx, plus the TMA transaction
+//                 bytes of the boxes that signal it (all STAGE_TX_BYTES of a fill when both
+//                 boxes signal this one barrier). It completes once per fill, so consumers
+//                 wait on it with the parity of the current lap.
 //   empty_barrier count EMPTY_ARRIVALS: one per consumer warpgroup that reads the stage.
 //                 The producer waits on it with the OPPOSITE parity: on its first lap the
 //                 "previous phase" (parity 1) of a fresh barrier counts as complete, so
