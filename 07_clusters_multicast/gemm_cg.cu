@@ -37,11 +37,7 @@
 // CLUSTER = 2); on the H100 and H200 measured here that does not show in the time
 // (cluster size 1 is as fast: README.md, section 1).
 //
-// Measured (NVIDIA H200, CUDA 13.0, 2026-11-23; clusters_multicast:cluster2):
-//   4096^3 722 TFLOP/s = 0.99x cuBLAS
-//   8192^3 694 TFLOP/s = 1.04x cuBLAS
-//   LLM shapes geomean 1.00x cuBLAS
-//   Every size and schedule: README.md in this folder, results/h200/bench.csv.
+// Measured: the "Measured" section of README.md in this folder.
 //
 // Build and run (from the repository root):
 //   cmake -S . -B build -G Ninja && cmake --build build --target step-7 && ./build/step-7
@@ -585,9 +581,16 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         // address field (bits 0-13, address / 16) advanced by s*stage_bytes/16 + k*32/16:
         // one add, instead of rebuilding the descriptor for every wgmma. Shared addresses
         // stay below 2^18, so the 14-bit field cannot carry into the next one.
-        const uint32_t a_desc0 = smem_descriptor_lo(
+        uint32_t a_desc0 = smem_descriptor_lo(
             static_cast<uint32_t>(__cvta_generic_to_shared(s.a[0])) + consumer * WGMMA_M * SWIZZLE_BYTES);
-        const uint32_t b_desc0 = smem_descriptor_lo(static_cast<uint32_t>(__cvta_generic_to_shared(s.b[0])));
+        uint32_t b_desc0 = smem_descriptor_lo(static_cast<uint32_t>(__cvta_generic_to_shared(s.b[0])));
+        uint64_t* full_barrier = s.full_barrier;
+        uint64_t* empty_barrier = s.empty_barrier;
+        // These are loop invariants, but left visible the compiler re-derives them from
+        // the shared-memory window on every k-block (ncu's source view at 4096^3: about 30
+        // of the loop's 85 instructions per k-block and warp). Opaque copies stay in
+        // registers: the consumers have 232, and the accumulators take 128.
+        asm volatile("" : "+r"(a_desc0), "+r"(b_desc0), "+l"(full_barrier), "+l"(empty_barrier));
         int fill = 0;  // k-blocks consumed so far, over all units (the timeline's numbering)
         WorkCursor work(sched, cluster_id);
         WorkUnit unit;
@@ -600,7 +603,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             int previous_stage = -1;
             [[maybe_unused]] const int first_fill = fill;  // timeline
             for (int kb = unit.kb_begin; kb < unit.kb_end; ++kb, ++fill) {
-                wait_barrier(&s.full_barrier[stage], phase, "full barrier");
+                wait_barrier(&full_barrier[stage], phase, "full barrier");
                 LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, LoadArrive, fill);
                 LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaStart, fill);
                 const uint32_t a_desc = a_desc0 + stage * (A_STAGE_BYTES >> 4);
@@ -621,7 +624,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > unit.kb_begin, consumer, MmaEnd,
                                          fill - 1);
                 if (previous_stage >= 0)
-                    release_stage<CLUSTER>(&s.empty_barrier[previous_stage], thread_in_wg);
+                    release_stage<CLUSTER>(&empty_barrier[previous_stage], thread_in_wg);
                 LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > unit.kb_begin, consumer, Release,
                                          fill - 1);
                 previous_stage = stage;
@@ -630,7 +633,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             wgmma_wait_group<0>();
             fence_accumulators(acc);
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaEnd, fill - 1);
-            release_stage<CLUSTER>(&s.empty_barrier[previous_stage], thread_in_wg);
+            release_stage<CLUSTER>(&empty_barrier[previous_stage], thread_in_wg);
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, Release, fill - 1);
             // From here on the producer is already loading the next tile into the stages
             // just released: this epilogue overlaps those loads.
