@@ -12,9 +12,7 @@
 // traffic to stay busy on an H100). Caches catch most of the re-reads, but the loads
 // still cost instructions, and the math runs on the plain FMA pipe, not the tensor cores.
 //
-// Measured (NVIDIA H200, CUDA 13.0, 2026-11-23; naive):
-//   4096^3 0.5 TFLOP/s = 0.001x cuBLAS
-//   Every size and schedule: README.md in this folder, results/h200/bench.csv.
+// Measured: the "Measured" section of README.md in this folder.
 //
 // Build and run (from the repository root):
 //   cmake -S . -B build -G Ninja && cmake --build build --target step-1 && ./build/step-1

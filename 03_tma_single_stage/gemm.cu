@@ -27,11 +27,7 @@
 // and no address or bounds arithmetic in 255 of 256 threads, hardware bounds handling, and
 // fewer registers. Step 04 puts the ring back, this time with TMA and mbarriers.
 //
-// Measured (NVIDIA H200, CUDA 13.0, 2026-11-23; tma_single_stage):
-//   4096^3 297 TFLOP/s = 0.38x cuBLAS
-//   8192^3 294 TFLOP/s = 0.37x cuBLAS
-//   LLM shapes geomean 0.36x cuBLAS
-//   Every size and schedule: README.md in this folder, results/h200/bench.csv.
+// Measured: the "Measured" section of README.md in this folder.
 //
 // Build and run (from the repository root):
 //   cmake -S . -B build -G Ninja && cmake --build build --target step-3 && ./build/step-3

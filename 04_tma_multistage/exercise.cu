@@ -25,11 +25,7 @@
 // have two k-blocks. And no CTA-wide barrier per k-block any more: a warp waits only for
 // its data, and only thread 0 (the producer) waits for the slowest warp.
 //
-// Measured (NVIDIA H200, CUDA 13.0, 2026-11-23; tma_multistage):
-//   4096^3 428 TFLOP/s = 0.57x cuBLAS
-//   8192^3 415 TFLOP/s = 0.57x cuBLAS
-//   LLM shapes geomean 0.55x cuBLAS
-//   Every size and schedule: README.md in this folder, results/h200/bench.csv.
+// Measured: the "Measured" section of README.md in this folder.
 //
 // Build and run (from the repository root):
 //   cmake -S . -B build -G Ninja && cmake --build build --target step-4 && ./build/step-4

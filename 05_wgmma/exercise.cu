@@ -26,11 +26,7 @@
 // register file, so instruction issue and register traffic stop being the limit, and
 // the MMAs of one k-block run while the next one is awaited.
 //
-// Measured (NVIDIA H200, CUDA 13.0, 2026-11-23; wgmma):
-//   4096^3 639 TFLOP/s = 0.89x cuBLAS
-//   8192^3 633 TFLOP/s = 0.96x cuBLAS
-//   LLM shapes geomean 0.84x cuBLAS
-//   Every size and schedule: README.md in this folder, results/h200/bench.csv.
+// Measured: the "Measured" section of README.md in this folder.
 //
 // Build and run (from the repository root):
 //   cmake -S . -B build -G Ninja && cmake --build build --target step-5 && ./build/step-5

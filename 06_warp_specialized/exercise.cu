@@ -35,11 +35,7 @@
 // epilogue writes C in under a third of the time (2.0 instead of 7.0 us per tile in
 // results/h100/timeline_step06.png).
 //
-// Measured (NVIDIA H200, CUDA 13.0, 2026-11-23; warp_specialized:cooperative):
-//   4096^3 683 TFLOP/s = 0.96x cuBLAS
-//   8192^3 664 TFLOP/s = 1.00x cuBLAS
-//   LLM shapes geomean 0.96x cuBLAS
-//   Every size and schedule: README.md in this folder, results/h200/bench.csv.
+// Measured: the "Measured" section of README.md in this folder.
 //
 // Build and run (from the repository root):
 //   cmake -S . -B build -G Ninja && cmake --build build --target step-6 && ./build/step-6

@@ -37,11 +37,7 @@
 // CLUSTER = 2); on the H100 and H200 measured here that does not show in the time
 // (cluster size 1 is as fast: README.md, section 1).
 //
-// Measured (NVIDIA H200, CUDA 13.0, 2026-11-23; clusters_multicast:cluster2):
-//   4096^3 722 TFLOP/s = 0.99x cuBLAS
-//   8192^3 694 TFLOP/s = 1.04x cuBLAS
-//   LLM shapes geomean 1.00x cuBLAS
-//   Every size and schedule: README.md in this folder, results/h200/bench.csv.
+// Measured: the "Measured" section of README.md in this folder.
 //
 // Build and run (from the repository root):
 //   cmake -S . -B build -G Ninja && cmake --build build --target step-7 && ./build/step-7

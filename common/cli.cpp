@@ -1,9 +1,9 @@
 // cli.cpp: see cli.h.
 #include "cli.h"
 
-#include "step_api.h"  // ladder::kMaxDimension, printable
+#include "arg_parse.h"  // parse_whole, printable
+#include "step_api.h"  // ladder::kMaxDimension
 
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
@@ -55,19 +55,6 @@ bool cpu_reference_fits(const Shape& s) {
 }
 
 namespace {
-
-// A whole number of plain digits (no sign, no space: strtoull would take " -1" as 2^64-1)
-// from 1 to max_value.
-bool parse_whole(const char* text, unsigned long long max_value, unsigned long long* out) {
-    if (text == nullptr || *text == '\0') return false;
-    for (const char* c = text; *c != '\0'; ++c)
-        if (*c < '0' || *c > '9') return false;
-    errno = 0;
-    const unsigned long long v = std::strtoull(text, nullptr, 10);
-    if (errno != 0 || v > max_value) return false;
-    *out = v;
-    return true;
-}
 
 bool parse_positive(const char* text, long long* out) {
     unsigned long long v = 0;

@@ -47,7 +47,7 @@ struct Options {
     Shape timeline_shape{4096, 4096, 4096};  // the one problem --timeline runs
 };
 
-// The correctness set of the foundation issue: tiny, odd, skinny and one large shape.
+// The correctness set (--check, and the GPU tests): tiny, odd, skinny and one large shape.
 std::vector<Shape> check_shapes();
 // Squares 512..8192, odd sizes, skinny problems and LLM projections (M = 8192 tokens).
 std::vector<Shape> default_bench_shapes();

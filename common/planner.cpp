@@ -2,6 +2,8 @@
 // then evaluate(), which follows the order a kernel engineer works in on paper.
 #include "planner.h"
 
+#include "arg_parse.h"  // parse_whole, printable
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdarg>
@@ -603,14 +605,11 @@ std::string one_line(const Plan& p) {
 // ---- Command line ---------------------------------------------------------------------------
 namespace {
 
-// Whole-string decimal integer in [1, max_value].
+// A whole number of plain digits in [1, max_value] (the step executables' rule, arg_parse.h).
 bool parse_positive(const std::string& text, long long max_value, long long* value) {
-    if (text.empty() || text[0] == '-' || text[0] == '+' || text[0] == ' ') return false;
-    errno = 0;
-    char* end = nullptr;
-    const long long v = std::strtoll(text.c_str(), &end, 10);
-    if (errno != 0 || end != text.c_str() + text.size() || v <= 0 || v > max_value) return false;
-    *value = v;
+    unsigned long long v = 0;
+    if (!ladder::parse_whole(text.c_str(), static_cast<unsigned long long>(max_value), &v) || v == 0) return false;
+    *value = static_cast<long long>(v);
     return true;
 }
 
@@ -639,7 +638,8 @@ bool parse_candidate(const std::string& text, Candidate* candidate, std::string*
     const std::vector<std::string> fields = split(text, ':');
     const std::vector<std::string> dims = fields.empty() ? std::vector<std::string>{} : split(fields[0], 'x');
     if (fields.empty() || fields.size() > 4 || dims.size() != 3) {
-        *error = "--candidate '" + text + "': expected BMxBNxBK[:stages[:warpgroups[:cluster]]], e.g. 128x256x64:4:2:1";
+        *error = "--candidate '" + ladder::printable(text) +
+                 "': expected BMxBNxBK[:stages[:warpgroups[:cluster]]], e.g. 128x256x64:4:2:1";
         return false;
     }
     Candidate c;
@@ -648,8 +648,8 @@ bool parse_candidate(const std::string& text, Candidate* candidate, std::string*
     int* dim_fields[3] = {&c.bm, &c.bn, &c.bk};
     for (int i = 0; i < 3; ++i) {
         if (!parse_positive(dims[i], 4096, &v)) {
-            *error = "--candidate '" + text + "': " + dim_names[i] + " must be a whole number in 1..4096, not '" +
-                     dims[i] + "'";
+            *error = "--candidate '" + ladder::printable(text) + "': " + dim_names[i] +
+                     " must be a whole number in 1..4096, not '" + ladder::printable(dims[i]) + "'";
             return false;
         }
         *dim_fields[i] = static_cast<int>(v);
@@ -669,8 +669,8 @@ bool parse_candidate(const std::string& text, Candidate* candidate, std::string*
             continue;
         }
         if (!parse_positive(f, 64, &v)) {
-            *error = "--candidate '" + text + "': " + names[i - 1] + " must be a whole number in " +
-                     (zero_ok ? "0" : "1") + "..64, not '" + f + "'";
+            *error = "--candidate '" + ladder::printable(text) + "': " + names[i - 1] +
+                     " must be a whole number in " + (zero_ok ? "0" : "1") + "..64, not '" + ladder::printable(f) + "'";
             return false;
         }
         *fields_out[i - 1] = static_cast<int>(v);
@@ -693,7 +693,7 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
                            flag == "--latency-ns" || flag == "--step" || flag == "--compare" ||
                            flag == "--clock-mhz";
         if (!known) {
-            *error = "unknown argument '" + flag + "' (try --help)";
+            *error = "unknown argument '" + ladder::printable(flag) + "' (try --help)";
             return false;
         }
         if (i + 1 >= args.size()) {
@@ -704,20 +704,22 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
         long long n = 0;
         if (flag == "--m" || flag == "--n" || flag == "--k") {
             if (!parse_positive(value, INT_MAX, &n)) {
-                *error = flag + " must be a whole number in 1.." + std::to_string(INT_MAX) + ", not '" + value + "'";
+                *error = flag + " must be a whole number in 1.." + std::to_string(INT_MAX) + ", not '" +
+                         ladder::printable(value) + "'";
                 return false;
             }
             (flag == "--m" ? o.problem.m : flag == "--n" ? o.problem.n : o.problem.k) = n;
         } else if (flag == "--top") {
             if (!parse_positive(value, 1000, &n)) {
-                *error = "--top must be a whole number in 1..1000, not '" + value + "'";
+                *error = "--top must be a whole number in 1..1000, not '" + ladder::printable(value) + "'";
                 return false;
             }
             o.top = static_cast<int>(n);
         } else if (flag == "--machine") {
             const bool file = value.size() > 5 && value.compare(value.size() - 5, 5, ".json") == 0;
             if (value != "h100" && value != "h200" && !file) {
-                *error = "--machine must be h100, h200 or a machine file (.json), not '" + value + "'";
+                *error = "--machine must be h100, h200 or a machine file (.json), not '" +
+                         ladder::printable(value) + "'";
                 return false;
             }
             o.machine = value;
@@ -725,7 +727,8 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
             const size_t colon = value.find(':');
             Structure s;
             if (!parse_positive(value.substr(0, colon), 7, &n) || !structure_of_step(static_cast<int>(n), "", &s)) {
-                *error = "--step must be 2..7 with an optional :variant (e.g. 6:pingpong), not '" + value + "'";
+                *error = "--step must be 2..7 with an optional :variant (e.g. 6:pingpong), not '" +
+                         ladder::printable(value) + "'";
                 return false;
             }
             o.step = static_cast<int>(n);
@@ -744,7 +747,7 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
             double d = 0;
             if (!parse_positive_double(value, &d) || d < lo || d > hi) {
                 *error = flag + " must be a number from " + format("%g", lo) + " to " + format("%g", hi) +
-                         ", not '" + value + "'";
+                         ", not '" + ladder::printable(value) + "'";
                 return false;
             }
             (l2 ? o.l2_tbps : clock ? o.clock_mhz : o.latency_ns) = d;
@@ -756,7 +759,7 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
         Candidate c = o.candidate;
         if (c.stages < 0) c.stages = 1;
         if (std::string why = invalid_reason(h100_sxm(), o.problem, c); !why.empty()) {
-            *error = "--candidate '" + candidate_text + "': " + why;
+            *error = "--candidate '" + ladder::printable(candidate_text) + "': " + why;
             return false;
         }
     }

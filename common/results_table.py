@@ -4,10 +4,13 @@
     python3 common/results_table.py --csv results/h200/bench.csv           # rewrite the docs
     python3 common/results_table.py --csv results/h200/bench.csv --check   # only compare
 
-Rewrites, between their markers, the results table of README.md (<!-- results-table -->),
-the table of each step's README.md (<!-- step-numbers -->), and the "// Measured" lines in
-the header of each step's gemm.cu, and prints a diff of every file it changes. Run it after
-committing a new bench.csv, so that every number in the docs is one that run measured.
+Rewrites, between their markers, the results table of README.md (<!-- results-table -->)
+and, in each step's README.md (<!-- step-numbers -->), the headline of the step's default
+schedule and the table of every size and schedule; it prints a diff of every file it
+changes. It never touches a source file: a step's gemm.cu says only "Measured: README.md in
+this folder", so that a benchmark rerun changes no kernel source (nor the exercise.cu and
+variants derived from it). Run it after committing a new bench.csv, so that every number in
+the docs is one that run measured.
 The docs link the CSV's folder (results/h200 for results/h200/bench.csv; --results-dir to
 name another). --check writes nothing and exits 1 when a file differs from what it would
 write (a CPU test runs it on the committed results).
@@ -108,11 +111,27 @@ def main_table(rows, folder):
     return "\n".join(lines)
 
 
+def headline(rows, step):
+    """The step's default schedule (its first row) at 4096³ and 8192³, and its LLM-shape
+    geomean: one line above the step's table."""
+    mine = [r for r in rows if r["step"] == step]
+    first = mine[0]  # the step's default schedule comes first
+    name, cells = first["name"], index(mine)[(step, first["name"])]
+    parts = [f"{shape_text(s)} {number(cells[s]['tflops'])} TFLOP/s = "
+             f"{ratio(cells[s]['speedup_vs_cublas'])}× cuBLAS"
+             for s in [(4096,) * 3, (8192,) * 3] if s in cells]
+    g = geomean_llm(cells)
+    if g:
+        parts.append(f"LLM shapes geomean {ratio(g)}× cuBLAS")
+    return f"Default schedule (`{name}`): " + "; ".join(parts) + "."
+
+
 def step_table(rows, step, folder):
     mine = [r for r in rows if r["step"] == step]
     if not mine:
         return None
-    lines = [f"Measured on {provenance(mine)}, cuBLAS timed in the same process on the same inputs "
+    lines = [headline(rows, step), "",
+             f"Measured on {provenance(mine)}, cuBLAS timed in the same process on the same inputs "
              f"(rows of `{folder}/bench.csv`):", "",
              f"| M×N×K | schedule | ms | TFLOP/s | cuBLAS TFLOP/s | × cuBLAS | {planner_heading(mine)} | SM MHz |",
              "|---|---|---|---|---|---|---|---|"]
@@ -130,42 +149,11 @@ def step_table(rows, step, folder):
     return "\n".join(lines)
 
 
-def header_lines(rows, step, folder):
-    by = index([r for r in rows if r["step"] == step])
-    if not by:
-        return None
-    first = [r for r in rows if r["step"] == step][0]  # the step's default schedule comes first
-    name, cells = first["name"], by[(step, first["name"])]
-    parts = []
-    for s in [(4096,) * 3, (8192,) * 3]:
-        if s in cells:
-            parts.append(f"{shape_text(s).replace('³', '^3')} {number(cells[s]['tflops'])} TFLOP/s = "
-                         f"{ratio(cells[s]['speedup_vs_cublas'])}x cuBLAS")
-    g = geomean_llm(cells)
-    if g:
-        parts.append(f"LLM shapes geomean {ratio(g)}x cuBLAS")
-    dev = first["device"]
-    return ([f"// Measured ({dev}, CUDA {first['cuda']}, {first['date']}; {name}):"] +
-            [f"//   {part}" for part in parts] +
-            [f"//   Every size and schedule: README.md in this folder, {folder}/bench.csv."])
-
-
 def replace_between(text, begin, end, body, path):
     pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
     if not pattern.search(text):
         sys.exit(f"results_table.py: {path} has no {begin} ... {end} markers")
     return pattern.sub(lambda _: f"{begin}\n{body}\n{end}", text, count=1)
-
-
-def replace_measured_header(text, lines, path):
-    src = text.split("\n")
-    for i, line in enumerate(src):
-        if line.startswith("// Measured"):
-            j = i + 1
-            while j < len(src) and src[j].startswith("//   "):
-                j += 1
-            return "\n".join(src[:i] + lines + src[j:])
-    sys.exit(f"results_table.py: {path} has no '// Measured' header line")
 
 
 def update(path, text, check):
@@ -211,9 +199,6 @@ def main():
         path = os.path.join(ROOT, step_folder, "README.md")
         differ |= update(path, replace_between(open(path).read(), "<!-- step-numbers -->",
                                                "<!-- /step-numbers -->", table, path), args.check)
-        path = os.path.join(ROOT, step_folder, "gemm.cu")
-        differ |= update(path, replace_measured_header(open(path).read(), header_lines(rows, step, folder),
-                                                       path), args.check)
     if args.check and differ:
         sys.exit(f"results_table.py --check: the docs differ from {args.csv} (diff above): run it "
                  "without --check to write them")

@@ -85,21 +85,6 @@ cudaError_t fail(cudaError_t code, const char* fmt, ...) {
     return code;
 }
 
-std::string printable(const char* text) {
-    if (text == nullptr) return "(null)";
-    std::string out;
-    for (const unsigned char* c = reinterpret_cast<const unsigned char*>(text); *c != '\0'; ++c) {
-        if (*c >= 0x20 && *c < 0x7f && *c != '\\') {
-            out += static_cast<char>(*c);
-        } else {
-            char escaped[8];
-            std::snprintf(escaped, sizeof escaped, "\\x%02x", *c);
-            out += escaped;
-        }
-    }
-    return out;
-}
-
 const char* last_error() { return t_message; }
 void clear_error() { t_message[0] = '\0'; }
 

@@ -12,6 +12,8 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include "arg_parse.h"  // printable
+
 #include <mutex>
 #include <string>
 
@@ -65,9 +67,7 @@ cudaError_t check_launch(const char* step);
 // Records a failure message for ladder_last_error() / last_error() and returns `code`.
 cudaError_t fail(cudaError_t code, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
-// `text` with every byte outside printable ASCII (and the backslash) written as \xNN: user
-// input echoed in a message stays one readable line of valid UTF-8. nullptr gives "(null)".
-std::string printable(const char* text);
+// printable(text), for echoing user input in a message: arg_parse.h.
 
 // The message of the last failure on this thread ("" if none since clear_error()).
 const char* last_error();

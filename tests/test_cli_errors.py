@@ -58,6 +58,10 @@ expect([step1, "--help"], 0, r"Variants of step 1 \(--variant\): only the defaul
 
 bad_args += [(plan, args, pattern) for args, pattern in [
     (["--m", "zero"], r"--m must be a whole number .*'zero'"),
+    # The step executables' rules (common/arg_parse.h): digits only, user input escaped.
+    (["--m", "\t5"], r"--m must be a whole number .*'\\x095'"),
+    (["--top", b"\xff".decode("latin-1")], r"--top must be a whole number .*'\\xff'"),
+    (["--\x1b[31m"], r"unknown argument '--\\x1b\[31m'"),
     (["--l2-tbps", "1e-300"], r"--l2-tbps must be a number from 0.01 to 1000"),
     (["--latency-ns", "1e300"], r"--latency-ns must be a number from 1 to 1e\+06"),
     (["--candidate", "100x256x64:4:2:1"], r"--candidate '100x256x64:4:2:1': BM=100 is not a multiple of 128"),

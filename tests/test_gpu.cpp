@@ -1,7 +1,7 @@
-// GPU tests: every built step (and every variant) against cuBLAS on the foundation's shape
-// set and on shapes that stress each step's pipeline; every element written (C is poisoned
-// with NaN first); the same inputs give the same bits twice; bad input leaves C untouched.
-// Without a suitable GPU every test here is skipped with the reason.
+// GPU tests: every built step (and every variant) against cuBLAS on the correctness shape
+// set (cli::check_shapes) and on shapes that stress each step's pipeline; every element
+// written (C is poisoned with NaN first); the same inputs give the same bits twice; bad
+// input leaves C untouched. Without a suitable GPU every test here is skipped with the reason.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -31,7 +31,7 @@ bool parses(const std::vector<std::string>& args, CliOptions* options = nullptr)
 
 }  // namespace
 
-// ---- The three worked examples of the issue ------------------------------------------------
+// ---- Three worked examples: shared memory, registers, wave quantization ----------------------
 
 TEST(Planner, SharedMemoryOf128x256x64AtFourStagesIs192KiB) {
     const Plan p = evaluate(h100_sxm(), k4096, tile(128, 256, 64, 4, 2, 1));

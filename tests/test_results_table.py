@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """results_table.py: --check passes on the committed results, fails (writing nothing) on a CSV
-whose numbers the docs do not show, and reads CSVs with and without the reproduction columns
-(seed, runs, min_ms, max_ms, commit)."""
+whose numbers the docs do not show, names only README files then (the kernel sources hold no
+measured numbers, so a benchmark rerun never touches a .cu file), and reads CSVs with and
+without the reproduction columns (seed, runs, min_ms, max_ms, commit)."""
 import csv
 import os
 import subprocess
@@ -46,9 +47,15 @@ with tempfile.TemporaryDirectory() as tmp:
     r = check(changed, "--results-dir", "results/h200")
     if r.returncode == 0 or "differs: README.md" not in r.stdout:
         sys.exit(f"FAIL: a changed number was not reported by --check:\n{r.stdout}{r.stderr}")
+    if "differs: 05_wgmma/README.md" not in r.stdout:
+        sys.exit(f"FAIL: the changed step-05 number was not reported in 05_wgmma/README.md:\n{r.stdout}")
+    sources = [line for line in r.stdout.splitlines()
+               if line.startswith("differs:") and not line.endswith("README.md")]
+    if sources:
+        sys.exit(f"FAIL: results_table.py would rewrite a file other than a README: {sources}")
     if snapshot() != before:
         sys.exit("FAIL: --check wrote to the docs")
-    print("ok: --check reports a changed number and writes nothing")
+    print("ok: --check reports a changed number in the READMEs only and writes nothing")
 
     # The reproduction columns at the end do not change what is read.
     extended = os.path.join(tmp, "extended.csv")
