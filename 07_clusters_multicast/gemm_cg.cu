@@ -68,6 +68,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "layout.h"  // tile_place, b_slice_first_row, swizzled_offset, wgmma_acc_row/col
 #include "spin_guard.cuh"
@@ -300,6 +301,38 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int col0, i
                                     src);
 }
 
+// How the epilogue writes C (launch_tile decides): a TMA store where C's tensor map exists,
+// step 06's direct stores where it cannot (N % 8 != 0), or direct stores of the transpose
+// when the kernel computes C^T = B A^T for a problem of few columns (README.md section 6).
+enum CStore : int { kStoreTma = 0, kStoreDirect = 1, kStoreTransposed = 2 };
+
+// The direct-store epilogue of a kernel that computes C^T: element (row, col) of C^T's
+// tile is element (col, row) of C, whose rows are ldc = the kernel's M apart. In n8 block
+// q a thread holds rows r and r + 8 of columns c = 8q + 2(lane % 4) and c + 1 (wgmma's D
+// layout, as in the epilogue below): four 2-byte stores, at offsets 0, 8, ldc and ldc + 8
+// from one pointer that moves 8 rows of C per block. The 8 lanes that share a column write
+// neighbouring elements of one row of C.
+__device__ __forceinline__ void store_tile_transposed(__nv_bfloat16* c_tile, int ldc, int rows_left,
+                                                      int cols_left, int warp, int lane,
+                                                      const float (&acc)[ACC_REGS]) {
+    const int row = layout::wgmma_acc_row(warp, lane, 0);
+    const int col0 = layout::wgmma_acc_col(lane, 0);
+    const bool row_in = row < rows_left, row8_in = row + 8 < rows_left;
+    __nv_bfloat16* p = c_tile + static_cast<size_t>(col0) * ldc + row;
+#pragma unroll
+    for (int q = 0; q < ACC_REGS / 4; ++q, p += static_cast<size_t>(8) * ldc) {
+        const int col = col0 + 8 * q;
+        if (col < cols_left) {
+            if (row_in) p[0] = __float2bfloat16(acc[4 * q]);
+            if (row8_in) p[8] = __float2bfloat16(acc[4 * q + 2]);
+        }
+        if (col + 1 < cols_left) {
+            if (row_in) p[ldc] = __float2bfloat16(acc[4 * q + 1]);
+            if (row8_in) p[ldc + 8] = __float2bfloat16(acc[4 * q + 3]);
+        }
+    }
+}
+
 // The work of the persistent grid. A problem of T cluster tiles on G clusters runs
 // floor(T/G) whole waves of tiles, one tile per cluster at a time (data-parallel). The
 // L = T mod G tiles left over would keep only L clusters busy in a last wave while the
@@ -477,7 +510,7 @@ template <int CLUSTER, int CONSUMERS>
 __global__ void __launch_bounds__(Tile<CONSUMERS>::THREADS, 1)
 gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
             const __grid_constant__ CUtensorMap c_map, __nv_bfloat16* __restrict__ C, int M,
-            int N, int K, int tma_store, const Schedule sched, float* __restrict__ partials,
+            int N, int K, int c_store, const Schedule sched, float* __restrict__ partials,
             int* __restrict__ flags) {
     // ---- setup: carve shared memory, find this CTA's place, initialise the barriers -----
     using T = Tile<CONSUMERS>;
@@ -685,7 +718,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             }
             // Timeline: each tile's epilogue keeps its own slot, under the tile's first fill.
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueStart, first_fill);
-            if (tma_store) {
+            if (c_store == kStoreTma) {
                 uint8_t* c_smem = reinterpret_cast<uint8_t*>(s.c[consumer]);
 #pragma unroll
                 for (int half = 0; half < BN / EPI_N; ++half) {
@@ -728,15 +761,20 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                     }
                 }
             } else {
-                // N % 8 != 0: no C tensor map is possible; step 06's direct stores.
-                __nv_bfloat16* c_tile = C + static_cast<size_t>(row0) * N + n0;
+                // No C tensor map (N % 8 != 0, or C^T computed): direct stores.
                 const int rows_left = M - row0;
                 const int cols_left = N - n0;
+                if (c_store == kStoreTransposed) {
+                    store_tile_transposed(C + static_cast<size_t>(n0) * M + row0, M, rows_left,
+                                          cols_left, warp, lane, acc);
+                } else {
+                    __nv_bfloat16* c_tile = C + static_cast<size_t>(row0) * N + n0;
 #pragma unroll
-                for (int j = 0; j < ACC_REGS; j += 2) {
-                    const int row = layout::wgmma_acc_row(warp, lane, j);
-                    const int col = layout::wgmma_acc_col(lane, j);
-                    store_pair(c_tile, N, rows_left, cols_left, row, col, acc[j], acc[j + 1]);
+                    for (int j = 0; j < ACC_REGS; j += 2) {
+                        const int row = layout::wgmma_acc_row(warp, lane, j);
+                        const int col = layout::wgmma_acc_col(lane, j);
+                        store_pair(c_tile, N, rows_left, cols_left, row, col, acc[j], acc[j + 1]);
+                    }
                 }
             }
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueEnd, first_fill);
@@ -776,9 +814,11 @@ Schedule make_schedule(int tiles, int k_blocks, int max_clusters, bool share_las
 
 constexpr const char* kStep = "07_clusters_multicast";
 
+// One tile height and cluster size. With `transposed` the caller has swapped A with B and M
+// with N: the kernel computes C^T = B A^T and stores it transposed into C.
 template <int CLUSTER, int CONSUMERS>
 cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
-                        int N, int K, cudaStream_t stream, bool share_last_wave) {
+                        int N, int K, cudaStream_t stream, bool share_last_wave, bool transposed) {
     using T = Tile<CONSUMERS>;
     constexpr int BM = T::BM, THREADS = T::THREADS, CONSUMER_WARPGROUPS = CONSUMERS;
     constexpr size_t SMEM_BYTES = T::SMEM_BYTES;
@@ -876,10 +916,10 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
                                              BK, CU_TENSOR_MAP_SWIZZLE_128B, kStep);
         err != cudaSuccess)
         return err;
-    // The C map's row pitch N*2 bytes must be a multiple of 16: N % 8 == 0. Otherwise the
-    // kernel stores directly (and never touches c_map, left zeroed).
-    const int tma_store = N % 8 == 0 ? 1 : 0;
-    if (tma_store) {
+    // The C map's row pitch N*2 bytes must be a multiple of 16: N % 8 == 0. Otherwise, and
+    // for C^T, the kernel stores directly (and never touches c_map, left zeroed).
+    const int c_store = transposed ? kStoreTransposed : N % 8 == 0 ? kStoreTma : kStoreDirect;
+    if (c_store == kStoreTma) {
         if (cudaError_t err = make_tensor_map_2d(&c_map, C, M, N, C_BOX, C_BOX,
                                                  CU_TENSOR_MAP_SWIZZLE_128B, kStep);
             err != cudaSuccess)
@@ -915,12 +955,12 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
 
     if (!clustered) {
         gemm_kernel<1, CONSUMERS><<<static_cast<unsigned>(sched.clusters), THREADS, SMEM_BYTES, stream>>>(
-            a_map, b_map, c_map, C, M, N, K, tma_store, sched, partials, flags);
+            a_map, b_map, c_map, C, M, N, K, c_store, sched, partials, flags);
         return check_launch(kStep);
     }
     config.gridDim = dim3(static_cast<unsigned>(sched.clusters * CLUSTER));
     if (cudaError_t err = cudaLaunchKernelEx(&config, gemm_kernel<CLUSTER, CONSUMERS>, a_map, b_map, c_map, C,
-                                             M, N, K, tma_store, sched, partials, flags);
+                                             M, N, K, c_store, sched, partials, flags);
         err != cudaSuccess)
         return fail(err, "%s: cudaLaunchKernelEx (cluster size %d): %s", kStep, CLUSTER,
                     cudaGetErrorString(err));
@@ -941,22 +981,26 @@ inline cudaError_t sm_count(int* sms) {
     });
 }
 
-// The tile height: `consumers` = 1 or 2 forces a 64- or 128-row tile; 0 takes the
-// planner's choice for this problem on this GPU (common/tile_choice.h).
+// The planner's choice for this problem on this GPU (common/tile_choice.h): the tile height,
+// and whether to compute C^T = B A^T (a problem of few columns and many rows: A and B, both
+// K-major, swap roles, and the few columns become the rows of the tiles). `consumers` = 1
+// or 2 forces a 64- or 128-row tile instead of the planner's.
 template <int CLUSTER>
 cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
                    int K, cudaStream_t stream, int consumers, bool share_last_wave) {
     if (cudaError_t err = check_gemm_args(kStep, A, B, C, M, N, K, NeedsArch::Sm90a);
         err != cudaSuccess)
         return err;
-    if (consumers == 0) {
-        int sms = 0;
-        if (cudaError_t err = sm_count(&sms); err != cudaSuccess) return err;
-        consumers = tile_choice::choose(M, N, K, sms, CLUSTER, share_last_wave).consumers;
+    int sms = 0;
+    if (cudaError_t err = sm_count(&sms); err != cudaSuccess) return err;
+    const tile_choice::Estimate plan = tile_choice::choose(M, N, K, sms, CLUSTER, share_last_wave);
+    if (plan.transposed) {
+        std::swap(A, B);
+        std::swap(M, N);
     }
-    switch (consumers) {
-        case 1: return launch_tile<CLUSTER, 1>(A, B, C, M, N, K, stream, share_last_wave);
-        default: return launch_tile<CLUSTER, 2>(A, B, C, M, N, K, stream, share_last_wave);
+    switch (consumers ? consumers : plan.consumers) {
+        case 1: return launch_tile<CLUSTER, 1>(A, B, C, M, N, K, stream, share_last_wave, plan.transposed);
+        default: return launch_tile<CLUSTER, 2>(A, B, C, M, N, K, stream, share_last_wave, plan.transposed);
     }
 }
 

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "planner.h"
@@ -86,14 +87,15 @@ bool step_candidate(int number, const std::string& variant, Candidate* out) {
 // wave have their k-blocks laid end to end and shared by S clusters (stream-K) where
 // stream_k::sharing_clusters (common/stream_k.h, the kernel's own rule) says so; never in
 // the dataparallel variant.
-Candidate step07_launch(const Machine& machine, const std::string& variant, const Problem& problem, Candidate c) {
+// It also computes C^T = B A^T for a problem of few columns (common/tile_choice.h): then
+// `problem` is swapped to the one the kernel computes.
+Candidate step07_launch(const Machine& machine, const std::string& variant, Problem* swapped, Candidate c) {
+    Problem& problem = *swapped;
+    const tile_choice::Estimate choice = tile_choice::choose(
+        problem.m, problem.n, problem.k, machine.sm_count, c.cluster, variant != "dataparallel");
+    if (choice.transposed) std::swap(problem.m, problem.n);
     // The tile height: forced by bm64/bm128, else common/tile_choice.h's rule (the kernel's).
-    const int consumers =
-        variant == "bm64"    ? 1
-        : variant == "bm128" ? 2
-                             : tile_choice::choose(problem.m, problem.n, problem.k, machine.sm_count,
-                                                   c.cluster, variant != "dataparallel")
-                                   .consumers;
+    const int consumers = variant == "bm64" ? 1 : variant == "bm128" ? 2 : choice.consumers;
     if (consumers == 1) c.bm = 64, c.consumer_warpgroups = 1, c.threads = 256, c.stages = 5;
     const long long cta_tiles = ceil_div(problem.m, c.bm) * ceil_div(problem.n, c.bn);
     if (cta_tiles <= machine.sm_count) c.cluster = 1;
@@ -116,8 +118,9 @@ Plan plan_step(const Machine& machine, int number, const std::string& variant, c
         p.limiter = "not modeled";
         return p;
     }
-    if (number == 7) c = step07_launch(machine, variant, problem, c);
-    return evaluate(machine, problem, c);
+    Problem launched = problem;
+    if (number == 7) c = step07_launch(machine, variant, &launched, c);
+    return evaluate(machine, launched, c);
 }
 
 // ---- predict(): one k-block, one tile, the grid ---------------------------------------------

@@ -10,6 +10,7 @@
 
 #include "csv.h"
 #include "planner.h"
+#include "tile_choice.h"
 #include "registry.h"
 
 #ifndef LADDER_SOURCE_DIR
@@ -303,4 +304,39 @@ TEST(PlannerModel, ChooseConfigReturnsTheFastestCandidate) {
     // 1024x1024x8192 makes only 32 tiles of 128x256: splitting K puts more SMs to work.
     EXPECT_GT(choose_config(1024, 1024, 8192, m, candidates).candidate.split_k * 1, 1);
     EXPECT_FALSE(choose_config(4096, 4096, 4096, m, {}).plan.fits);
+}
+
+// Step 07's tile choice (common/tile_choice.h) on the H200's 132 SMs, clusters of 2: the
+// worked examples of 07_clusters_multicast/README.md, section 6.
+TEST(TileChoice, PicksTheHeightAndTheTransposeOfTheWorkedExamples) {
+    struct Case {
+        long long m, n, k;
+        int consumers;
+        bool transposed;
+        int sharing_clusters;
+    };
+    const Case cases[] = {
+        {512, 512, 512, 1, false, 0},       // 8 tiles of 128 rows, 8 k-blocks: too short to share
+        {1024, 1024, 1024, 1, false, 0},    // 32 tiles of 128 rows, a quarter of the SMs at most
+        {2048, 2048, 2048, 2, false, 0},    // 128 tiles: enough for 128 rows
+        {1000, 1992, 2056, 2, false, 0},    // 64 tiles of 128 rows: half the SMs
+        {4096, 4096, 4096, 2, false, 0},    // 4 waves; sharing the last one does not pay
+        {64, 4096, 4096, 1, false, 64},     // M <= 64: 16 tiles either way, shared by stream-K
+        {4096, 64, 4096, 1, true, 64},      // C^T: 64 x 4096, as the row above
+        {8192, 128, 8192, 2, true, 128},    // C^T: 128 x 8192, 32 tiles shared by stream-K
+        {128, 8192, 8192, 2, false, 128},   // the same problem as computed above
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k));
+        const ladder::tile_choice::Estimate e = ladder::tile_choice::choose(c.m, c.n, c.k, 132, 2);
+        EXPECT_EQ(e.consumers, c.consumers);
+        EXPECT_EQ(e.transposed, c.transposed);
+        EXPECT_EQ(e.sharing_clusters, c.sharing_clusters);
+    }
+    // The planner predicts the kernel it launches: the transposed problem, the chosen height.
+    const Plan t = step_plan(7, "", Problem{8192, 128, 8192});
+    EXPECT_EQ(t.problem.m, 128);
+    EXPECT_EQ(t.problem.n, 8192);
+    EXPECT_EQ(step_plan(7, "", Problem{1024, 1024, 1024}).candidate.bm, 64);
+    EXPECT_EQ(step_plan(7, "bm128", Problem{1024, 1024, 1024}).candidate.bm, 128);
 }
