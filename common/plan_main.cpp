@@ -128,9 +128,11 @@ int compare(const std::string& path, const Machine& machine, double clock_mhz) {
         const double row_clock = std::atof(f[col["sm_clock_mhz"]].c_str());
         // The plan's candidate: the step's tile as the step launches it for this shape.
         const Plan plan = plan_step(machine, step, variant, problem);
-        const Prediction at_row = predict(machine, problem, plan.candidate, std::max(plan.ctas_per_sm, 1), row_clock);
+        // plan.problem: the problem the step computes (step 07 computes C^T for few columns).
+        const Prediction at_row =
+            predict(machine, plan.problem, plan.candidate, std::max(plan.ctas_per_sm, 1), row_clock);
         const Prediction at_machine =
-            predict(machine, problem, plan.candidate, std::max(plan.ctas_per_sm, 1), clock_mhz);
+            predict(machine, plan.problem, plan.candidate, std::max(plan.ctas_per_sm, 1), clock_mhz);
         if (!plan.fits || !at_machine.valid || !at_row.valid || !(measured_us > 0)) continue;
         const double ratio = at_machine.total_us / measured_us, ratio_row = at_row.total_us / measured_us;
         const bool goal = goal_shape(problem.m, problem.n, problem.k);
