@@ -3,9 +3,12 @@
 
     python3 common/plot.py --csv results/h100/bench.csv --out results/h100
 
-Writes two PNGs that read without the README:
+Writes three PNGs that read without the README:
   tflops_vs_size.png  TFLOP/s of every step and of cuBLAS over the benchmark sizes
   ladder_4096.png     the ladder at 4096^3 as bars, each labelled with its speed vs cuBLAS
+  families.png        the top step's default schedule, one chart per family of shapes
+                      (squares, odd, skinny, LLM), measured beside the planner's prediction
+                      and cuBLAS
 """
 import argparse
 import os
@@ -22,12 +25,14 @@ from bench_csv import measured_on, shape_text  # noqa: E402
 from bench_csv import read_rows as read_csv  # noqa: E402
 
 NEEDED = ["step", "name", "M", "N", "K", "tflops", "cublas_tflops", "speedup_vs_cublas",
-          "device", "cuda", "date"]
+          "predicted_tflops", "device", "cuda", "date"]
+# The LLM projections of the default benchmark (M = 8192 tokens): N x K.
+LLM_NK = {(4096, 4096), (14336, 4096), (4096, 14336), (28672, 8192)}
 
 
 def read_rows(path):
     return read_csv(path, "plot.py", NEEDED, ints=("step", "M", "N", "K"),
-                    floats=("tflops", "cublas_tflops", "speedup_vs_cublas"))
+                    floats=("tflops", "cublas_tflops", "speedup_vs_cublas", "predicted_tflops"))
 
 
 def label(r):
@@ -170,6 +175,59 @@ def plot_ladder(rows, out, size=4096):
     return path
 
 
+def family(s):
+    """The benchmark's four families of shapes (common/cli.cpp, default_bench_shapes)."""
+    m, n, k = s
+    if m == n == k:
+        return "squares"
+    if m == 8192 and (n, k) in LLM_NK:
+        return "LLM projections (M = 8192)"
+    if min(m, n) <= 256:
+        return "skinny (M or N <= 256)"
+    return "odd sizes"
+
+
+FAMILIES = ["squares", "odd sizes", "skinny (M or N <= 256)", "LLM projections (M = 8192)"]
+
+
+def plot_families(rows, out):
+    """The top step's default schedule (its first row name) on every shape, one panel per
+    family: measured TFLOP/s, the planner's prediction beside it, and cuBLAS's."""
+    top = max(r["step"] for r in rows)
+    default = next(r["name"] for r in rows if r["step"] == top)
+    mine = {shape(r): r for r in rows if r["step"] == top and r["name"] == default}
+    present = [f for f in FAMILIES if any(family(s) == f for s in mine)]
+    fig, axes = plt.subplots(1, len(present), figsize=(4 + 3.2 * len(present), 5.5), squeeze=False)
+    for ax, fam in zip(axes[0], present):
+        shapes = sorted((s for s in mine if family(s) == fam), key=lambda s: s[0] * s[1] * s[2])
+        xs = range(len(shapes))
+        width = 0.27
+        ax.bar([x - width for x in xs], [mine[s]["tflops"] for s in shapes], width,
+               color="tab:blue", label=f"{top:02d} {default}, measured")
+        ax.bar(list(xs), [mine[s]["predicted_tflops"] for s in shapes], width, color="none",
+               edgecolor="tab:blue", hatch="//", label="planner's prediction")
+        ax.bar([x + width for x in xs], [mine[s]["cublas_tflops"] for s in shapes], width,
+               color="0.35", label="cuBLAS, same process")
+        for x, s in zip(xs, shapes):
+            r = mine[s]
+            ax.annotate(f"{r['tflops'] / r['cublas_tflops']:.2f}×", (x - width, r["tflops"]),
+                        ha="center", va="bottom", fontsize=7)
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels([shape_text(s) for s in shapes], rotation=30, ha="right", fontsize=8)
+        ax.set_title(fam, fontsize=10)
+        ax.set_ylabel("TFLOP/s")
+        ax.grid(True, axis="y", alpha=0.3)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=8, loc="lower center", ncol=3)
+    fig.suptitle(f"Step {top:02d} ({default}) by family of shapes: measured, predicted, cuBLAS "
+                 f"(× = measured / cuBLAS)\n" + subtitle(list(mine.values())), fontsize=11)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    path = os.path.join(out, "families.png")
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
 def main():
     ap = argparse.ArgumentParser(description="Plot the ladder's benchmark CSV.")
     ap.add_argument("--csv", required=True, help="bench.csv written by the step executables")
@@ -179,7 +237,7 @@ def main():
         sys.exit(f"plot.py: {args.csv} does not exist (run the bench target first)")
     os.makedirs(args.out, exist_ok=True)
     rows = read_rows(args.csv)
-    for path in (plot_sizes(rows, args.out), plot_ladder(rows, args.out)):
+    for path in (plot_sizes(rows, args.out), plot_ladder(rows, args.out), plot_families(rows, args.out)):
         print(f"wrote {path}")
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The plot script renders the fixture CSV into the two PNGs, and they are real images."""
+"""The plot script renders the fixture CSV into the three PNGs, and they are real images."""
 import os
 import subprocess
 import sys
@@ -17,7 +17,7 @@ with tempfile.TemporaryDirectory() as out:
     print(run.stdout, run.stderr)
     if run.returncode != 0:
         sys.exit(f"FAIL: plot.py exited {run.returncode}")
-    for name in ("tflops_vs_size.png", "ladder_4096.png"):
+    for name in ("tflops_vs_size.png", "ladder_4096.png", "families.png"):
         check_png(os.path.join(out, name))
 
     # A CSV without the columns the plots need must be refused with a clear message.
@@ -43,6 +43,16 @@ if line_y != [1.0, None, 3.0] or line_x != [0, 1, 2]:
 if marker_x != [x[(8192, 4096, 14336)]] or marker_y != [5.0]:
     sys.exit(f"FAIL: the other shapes must be markers only: {marker_x} {marker_y}")
 print("ok: squares joined with gaps, other shapes as markers")
+
+# The families of the default benchmark: each shape in exactly the one it was chosen for.
+want = {(4096, 4096, 4096): "squares", (1000, 1992, 2056): "odd sizes", (3000, 5000, 2048): "odd sizes",
+        (4096, 4096, 1024): "odd sizes", (64, 4096, 4096): "skinny (M or N <= 256)",
+        (8192, 128, 8192): "skinny (M or N <= 256)", (8192, 28672, 8192): "LLM projections (M = 8192)",
+        (8192, 4096, 4096): "LLM projections (M = 8192)"}
+for s, fam in want.items():
+    if p.family(s) != fam:
+        sys.exit(f"FAIL: {s} is in family {p.family(s)!r}, not {fam!r}")
+print("ok: the four families")
 
 # Step 01's bar reads as a number, not as 0.
 text = p.bar_text(0.5, 0.5 / 740)
