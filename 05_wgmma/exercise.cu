@@ -242,14 +242,16 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&acc)[ACC_REGS], uint64_
 }
 // EXERCISE BEGIN: wgmma with N = 128 on half of the accumulators
 // The same instruction with N = 128: acc[64 x 128] += A[64 x 16] * B[128 x 16]^T, on the 64
-// accumulators acc[FIRST .. FIRST + 63] of the 128 this thread holds. Its register fragment
-// is the m64n256k16 one cut after 16 of the 32 8-column blocks (PTX ISA, wgmma "Register
-// Fragments": registers 4j..4j+3 hold 8-column block j, for every N).
+// consecutive accumulators acc[FIRST .. FIRST + 63] of the 128 this thread holds. Which
+// FIRST holds which columns of the tile is for you to work out: compare the register
+// fragment of m64n128k16 with that of m64n256k16 (PTX ISA, wgmma "Register Fragments"; the
+// README's accumulator figure), and with where the epilogue below looks for column c.
 // SASS: HGMMA.64x128x16.F32.BF16.
 template <int FIRST>
 __device__ __forceinline__ void wgmma_m64n128k16(float (&acc)[ACC_REGS], uint64_t desc_a,
                                                  uint64_t desc_b) {
-    static_assert(FIRST == 0 || FIRST == ACC_REGS / 2, "one of the two halves of acc");
+    static_assert(FIRST % 4 == 0 && FIRST + ACC_REGS / 2 <= ACC_REGS,
+                  "64 consecutive accumulators of acc, starting at a multiple of 4");
     asm volatile(
         "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16\n"
         "{%0, %1, %2, %3, %4, %5, %6, %7,\n"
