@@ -14,17 +14,14 @@
 //   * setmaxnreg moves registers from the producer (which needs ~30) to the consumers
 //     (which hold 128 fp32 accumulators each), so the consumers can own a 64x256 piece of
 //     C each and the CTA tile grows to 128x256.
-//   * Two consumer schedules, chosen by a template parameter:
-//       Schedule::Cooperative  (gemm)          both consumers work on one 128x256 tile, each
-//                                              on 64 of its rows; they share every B stage.
-//       Schedule::PingPong     (gemm_pingpong) the consumers take turns: consumer 0 runs the
-//                                              whole K loop of the top 64x256 tile, then
-//                                              consumer 1 runs the bottom one while consumer
-//                                              0 writes its results (epilogue under math).
-//   * A staged epilogue (cooperative): once the K loop is over the stage ring is idle, so
-//     each consumer writes its bf16 results into it (XOR-swizzled, no bank conflicts) and
-//     reads them back as whole rows: 16-byte stores that fill every memory sector, instead
-//     of step 05's 4-byte stores straight from the wgmma register layout.
+//   * The cooperative schedule: both consumers work on one 128x256 tile, each on 64 of its
+//     rows, and both read every stage. (The other schedule, ping-pong, is the variant
+//     gemm_pingpong.cu: the consumers take turns on 64x256 tiles of their own, and one
+//     writes its results while the other computes. README.md compares the two.)
+//   * A staged epilogue: once the K loop is over the stage ring is idle, so each consumer
+//     writes its bf16 results into it (XOR-swizzled, no bank conflicts) and reads them
+//     back as whole rows: 16-byte stores that fill every memory sector, instead of step
+//     05's 4-byte stores straight from the wgmma register layout.
 //
 // Why it is faster: the tensor cores are fed by a thread that does nothing else, so loads
 // are issued as soon as a slot frees up instead of when a math thread gets around to it;
@@ -74,17 +71,8 @@ namespace ladder::step06 {
 //   40 is more than the producer's loop needs (a stage index, a phase, two tensor-map
 //   pointers, coordinates); 232 leaves the consumer ~100 registers above its accumulators
 //   so the compiler never spills them (ptxas -v reports 0 bytes spill for this kernel).
-//
-// Shared memory decides the number of stages. Each stage holds one k-block (BK = 64
-// bf16 = 128 bytes, one 128-byte swizzle row) of A and of B:
-//   Cooperative: A 128 x 64 x 2 B = 16 KB + B 256 x 64 x 2 B = 32 KB = 48 KB per stage;
-//                4 stages = 192 KB (5 would be 240 KB > the 227 KB a CTA may opt in to).
-//   PingPong:    one consumer reads a stage, so it holds only that consumer's 64 rows of A:
-//                A 8 KB + B 32 KB = 40 KB per stage; 5 stages = 200 KB.
-// Plus 16 bytes of mbarriers per stage and up to 1 KB to align the base to 1024 bytes.
-enum class Schedule { Cooperative, PingPong };
-
-constexpr int BM = 128;  // rows of C per CTA (both schedules)
+// Shared memory decides the number of stages (below the sizes).
+constexpr int BM = 128;  // rows of C per CTA
 constexpr int BN = 256;  // columns of C per CTA
 constexpr int BK = 64;   // K extent of one stage
 constexpr int WARPGROUP_THREADS = 128;
@@ -99,18 +87,19 @@ constexpr int SWIZZLE_BYTES = 128;            // CU_TENSOR_MAP_SWIZZLE_128B
 constexpr size_t SMEM_OPTIN_BYTES = 232448;  // 227 KB: H100's MaxSharedMemoryPerBlockOptin
 constexpr size_t SMEM_SLACK_BYTES = 1024 + 256;  // base alignment + barriers
 
-// Rows of A one stage holds: the whole CTA tile when both consumers read every stage,
-// one consumer's half when they take turns.
-template <Schedule S>
-constexpr int A_ROWS = S == Schedule::Cooperative ? BM : WGMMA_M;
-template <Schedule S>
-constexpr uint32_t STAGE_TX_BYTES = (A_ROWS<S> + BN) * BK * sizeof(__nv_bfloat16);
-template <Schedule S>
-constexpr int STAGES = static_cast<int>((SMEM_OPTIN_BYTES - SMEM_SLACK_BYTES) / STAGE_TX_BYTES<S>);
-// Arrivals that complete an empty barrier: one elected thread of every consumer that
-// reads the stage.
-template <Schedule S>
-constexpr uint32_t EMPTY_ARRIVALS = S == Schedule::Cooperative ? CONSUMER_WARPGROUPS : 1;
+// Shared memory decides the number of stages. Each stage holds one k-block (BK = 64
+// bf16 = 128 bytes, one 128-byte swizzle row) of A and of B. Both consumers read every
+// stage (fill f of the ring is k-block f of the CTA tile), so a stage holds all 128 rows
+// of the tile's A, and its empty barrier completes with one arrival from an elected thread
+// of each consumer:
+//   A 128 x 64 x 2 B = 16 KB + B 256 x 64 x 2 B = 32 KB = 48 KB per stage;
+//   4 stages = 192 KB (5 would be 240 KB > the 227 KB a CTA may opt in to).
+// Plus 16 bytes of mbarriers per stage and up to 1 KB to align the base to 1024 bytes.
+constexpr int A_ROWS = BM;
+constexpr uint32_t EMPTY_ARRIVALS = CONSUMER_WARPGROUPS;
+constexpr uint32_t STAGE_TX_BYTES = (A_ROWS + BN) * BK * sizeof(__nv_bfloat16);
+constexpr int STAGES = static_cast<int>((SMEM_OPTIN_BYTES - SMEM_SLACK_BYTES) / STAGE_TX_BYTES);
+static_assert(STAGES == 4, "the derivation above");
 
 static_assert(THREADS == 384, "one producer and two consumer warpgroups");
 static_assert(WGMMA_M == 64, "each consumer issues wgmma with M = 64");
@@ -130,28 +119,21 @@ static_assert(WARPGROUP_THREADS * PRODUCER_REGISTERS +
                   65536 / THREADS / 8 * 8 * THREADS,
               "the re-balanced registers must fit the CTA's launch allocation (168 x 384)");
 static_assert(CONSUMER_REGISTERS >= ACC_REGS + 64, "room above the accumulators");
-static_assert(STAGES<Schedule::Cooperative> == 4 && STAGES<Schedule::PingPong> == 5,
-              "the derivation above");
-static_assert(STAGES<Schedule::Cooperative> >= 2 && STAGES<Schedule::PingPong> >= 2,
-              "a consumer holds one stage while it waits for the next: at least two");
-static_assert(STAGE_TX_BYTES<Schedule::Cooperative> < (1u << 20),
-              "an mbarrier transaction count is below 2^20");
+static_assert(STAGES >= 2, "a consumer holds one stage while it waits for the next: at least two");
+static_assert(STAGE_TX_BYTES < (1u << 20), "an mbarrier transaction count is below 2^20");
 
-template <Schedule S>
 struct SharedStorage {
     // Every tile is a multiple of 1024 bytes, so with the struct 1024-aligned every tile
     // is too (the 128B swizzle pattern, and wgmma's reading of it, are anchored there).
-    alignas(1024) __nv_bfloat16 a[STAGES<S>][A_ROWS<S> * BK];
-    alignas(1024) __nv_bfloat16 b[STAGES<S>][BN * BK];
-    uint64_t full_barrier[STAGES<S>];   // producer -> consumers: "the boxes it counts have landed"
-    uint64_t empty_barrier[STAGES<S>];  // consumers -> producer: "wgmma is done reading"
+    alignas(1024) __nv_bfloat16 a[STAGES][A_ROWS * BK];
+    alignas(1024) __nv_bfloat16 b[STAGES][BN * BK];
+    uint64_t full_barrier[STAGES];   // producer -> consumers: "the boxes it counts have landed"
+    uint64_t empty_barrier[STAGES];  // consumers -> producer: "wgmma is done reading"
 };
-static_assert((WGMMA_M * BK * sizeof(__nv_bfloat16)) % 1024 == 0, "A tiles stay 1024-aligned");
+static_assert((A_ROWS * BK * sizeof(__nv_bfloat16)) % 1024 == 0, "A tiles stay 1024-aligned");
 static_assert((BN * BK * sizeof(__nv_bfloat16)) % 1024 == 0, "B tiles stay 1024-aligned");
-template <Schedule S>
-constexpr size_t SMEM_BYTES = sizeof(SharedStorage<S>) + 1024;
-static_assert(SMEM_BYTES<Schedule::Cooperative> <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
-static_assert(SMEM_BYTES<Schedule::PingPong> <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
+constexpr size_t SMEM_BYTES = sizeof(SharedStorage) + 1024;
+static_assert(SMEM_BYTES <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
 
 // -------------------------------------------------------------------------------------
 // Device helpers carried over from steps 03 and 05
@@ -202,24 +184,16 @@ __device__ __forceinline__ void release_stage(uint64_t* empty_barrier) {
     cuda::ptx::mbarrier_arrive(empty_barrier);
 }
 
-// PTX ISA "bar.sync / bar.arrive" (barrier.cta): named hardware barriers 1..15 (0 is
-// __syncthreads) that complete when `count` threads have arrived. bar.arrive counts this
-// thread and moves on; bar.sync counts it and waits. The ping-pong schedule uses one to
-// order its two consumers: consumer 1 may start its K loop only after consumer 0 has
-// waited on all of its own stages (why: see the main loop). SASS: BAR.ARV / BAR.SYNC.
-constexpr int ORDER_BARRIER_ID = 1;
-constexpr int ORDER_BARRIER_THREADS = 2 * WARPGROUP_THREADS;
-// The cooperative epilogue uses another to know that both consumers are done with the ring.
+// PTX ISA "bar.sync" (barrier.cta): named hardware barriers 1..15 (0 is __syncthreads)
+// that complete when `count` threads have arrived; bar.sync counts this thread and waits.
+// SASS: BAR.SYNC. The staged epilogue uses one to know that both consumers are done with
+// the ring. (Id 1 is the order barrier of the ping-pong schedule, gemm_pingpong.cu.)
 constexpr int STAGING_BARRIER_ID = 2;
 constexpr int STAGING_BARRIER_THREADS = 2 * WARPGROUP_THREADS;
 constexpr int STAGING_ROW_BYTES = BN * sizeof(__nv_bfloat16);  // one row of a consumer's piece
 static_assert(WGMMA_M * STAGING_ROW_BYTES <= BN * BK * sizeof(__nv_bfloat16),
               "a consumer's 64x256 bf16 piece fits in one stage's B tile");
-static_assert(STAGES<Schedule::Cooperative> >= CONSUMER_WARPGROUPS,
-              "one B tile per consumer to stage its piece in");
-__device__ __forceinline__ void named_barrier_arrive(int id, int count) {
-    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
-}
+static_assert(STAGES >= CONSUMER_WARPGROUPS, "one B tile per consumer to stage its piece in");
 __device__ __forceinline__ void named_barrier_sync(int id, int count) {
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
@@ -247,17 +221,13 @@ __device__ __forceinline__ void advance(int& stage, uint32_t& phase) {
 //                 The producer waits on it with the OPPOSITE parity: on its first lap the
 //                 "previous phase" (parity 1) of a fresh barrier counts as complete, so
 //                 the first STAGES fills go out without waiting.
-// Cooperative: fill f = k-block f of the CTA tile; both consumers read every fill.
-// PingPong:    fills 0..KB-1 are consumer 0's tile (rows m0..m0+63), fills KB..2KB-1 are
-//              consumer 1's (rows m0+64..m0+127); each fill is read by one consumer.
-template <Schedule S>
 __global__ void __launch_bounds__(THREADS, 1)
 gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
             __nv_bfloat16* __restrict__ C, int M, int N, int K) {
     // ---- setup: carve shared memory, find this CTA's tile, initialise the barriers ------
     extern __shared__ uint8_t smem_raw[];
     const uintptr_t smem_base = (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023};
-    SharedStorage<S>& s = *reinterpret_cast<SharedStorage<S>*>(smem_base);
+    SharedStorage& s = *reinterpret_cast<SharedStorage*>(smem_base);
 
     const int warpgroup = threadIdx.x / WARPGROUP_THREADS;
     const int thread_in_wg = threadIdx.x % WARPGROUP_THREADS;
@@ -267,15 +237,13 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     const int m0 = static_cast<int>(blockIdx.x % tiles_m) * BM;
     const int n0 = static_cast<int>(blockIdx.x / tiles_m) * BN;
     const int k_blocks = (K + BK - 1) / BK;
-    // PingPong: a second 64-row half that lies wholly below C is neither loaded nor computed.
-    const int halves = (S == Schedule::PingPong && M - m0 <= WGMMA_M) ? 1 : CONSUMER_WARPGROUPS;
 
     if (threadIdx.x == 0) {
-        for (int stage = 0; stage < STAGES<S>; ++stage) {
+        for (int stage = 0; stage < STAGES; ++stage) {
             // CCCL: cuda::ptx::mbarrier_init(bar, count)
             // PTX:  mbarrier.init.shared.b64 [bar], count;   (PTX ISA "mbarrier.init")
             cuda::ptx::mbarrier_init(&s.full_barrier[stage], 1);
-            cuda::ptx::mbarrier_init(&s.empty_barrier[stage], uint32_t{EMPTY_ARRIVALS<S>});
+            cuda::ptx::mbarrier_init(&s.empty_barrier[stage], uint32_t{EMPTY_ARRIVALS});
         }
         // Make the initialised barriers visible to the async proxy (the TMA unit) before
         // any copy may signal them.  PTX: fence.mbarrier_init.release.cluster;
@@ -289,20 +257,15 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         if (thread_in_wg == 0) {
             int stage = 0;
             uint32_t phase = 0;
-            const int a_halves = S == Schedule::Cooperative ? 1 : halves;
-            for (int half = 0; half < a_halves; ++half) {
-                const int a_row = m0 + half * WGMMA_M;  // Cooperative: the whole 128-row box
-                for (int kb = 0; kb < k_blocks; ++kb) {
-                    wait_barrier(&s.empty_barrier[stage], phase ^ 1u, "empty barrier");
-                    // Timeline: k-blocks are numbered by fill (ping-pong: half * KB + kb).
-                    LADDER_TIMELINE_PRODUCER(LoadIssue, half * k_blocks + kb);
-                    // The FULL box bytes, even where the box hangs over the matrix edge:
-                    // TMA writes those elements too (as zeros) and counts them.
-                    arrive_expect_tx(&s.full_barrier[stage], STAGE_TX_BYTES<S>);
-                    tma_load_2d(s.a[stage], &a_map, kb * BK, a_row, &s.full_barrier[stage]);
-                    tma_load_2d(s.b[stage], &b_map, kb * BK, n0, &s.full_barrier[stage]);
-                    advance<STAGES<S>>(stage, phase);
-                }
+            for (int kb = 0; kb < k_blocks; ++kb) {
+                wait_barrier(&s.empty_barrier[stage], phase ^ 1u, "empty barrier");
+                LADDER_TIMELINE_PRODUCER(LoadIssue, kb);
+                // The FULL box bytes, even where the box hangs over the matrix edge:
+                // TMA writes those elements too (as zeros) and counts them.
+                arrive_expect_tx(&s.full_barrier[stage], STAGE_TX_BYTES);
+                tma_load_2d(s.a[stage], &a_map, kb * BK, m0, &s.full_barrier[stage]);
+                tma_load_2d(s.b[stage], &b_map, kb * BK, n0, &s.full_barrier[stage]);
+                advance<STAGES>(stage, phase);
             }
         }
         // The other 127 producer threads have nothing to do; they fall through to the end.
@@ -310,160 +273,144 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         setmaxnreg_inc<CONSUMER_REGISTERS>();
         const int consumer = warpgroup - 1;
 
-        // ---- main loop: wgmma on full stages, hand each back as soon as it is read -----
-        if (consumer < halves) {
-            // Where this consumer's first fill sits in the ring: fill 0 for both consumers
-            // of the cooperative schedule; fill consumer*KB for the ping-pong one.
-            const int first_fill = S == Schedule::Cooperative ? 0 : consumer * k_blocks;
-            int stage = first_fill % STAGES<S>;
-            uint32_t phase = static_cast<uint32_t>(first_fill / STAGES<S>) & 1u;
-            // Cooperative: this consumer's 64 rows are the top or bottom half of the A box.
-            const int a_row_in_stage = S == Schedule::Cooperative ? consumer * WGMMA_M : 0;
+        // ---- main loop: wgmma on full stages, hand each back as soon as it is read ------
+        // Both consumers read every fill, from fill 0 on (the timeline numbers k-blocks by
+        // fill); this consumer's 64 rows are the top or bottom half of each stage's A box.
+        int stage = 0;
+        uint32_t phase = 0;
+        [[maybe_unused]] const int first_fill = 0;  // timeline
+        const int a_row_in_stage = consumer * WGMMA_M;
 
-            // PingPong: a parity bit only tells two consecutive phases of a barrier apart.
-            // Consumer 1's first fill is KB fills into the ring, i.e. KB / STAGES laps
-            // ahead; if it waited now, parity alone could match a phase of consumer 0's
-            // fills and it would read the wrong data. Once consumer 0 has seen all of its
-            // fills land, every barrier sits at most one phase behind consumer 1's fills,
-            // and the parity is unambiguous again. The same hand-off is what makes the
-            // schedule ping-pong: consumer 1's math starts as consumer 0's ends, and
-            // consumer 0's epilogue runs under consumer 1's math.
-            if (S == Schedule::PingPong && consumer == 1)
-                named_barrier_sync(ORDER_BARRIER_ID, ORDER_BARRIER_THREADS);
-
-            float acc[ACC_REGS];
-            int previous_stage = -1;
-            for (int kb = 0; kb < k_blocks; ++kb) {
-                wait_barrier(&s.full_barrier[stage], phase, "full barrier");
-                // Timeline (thread 0 of the warpgroup speaks for it; k-blocks numbered by fill).
-                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, LoadArrive, first_fill + kb);
-                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaStart, first_fill + kb);
-                const uint32_t a_tile =
-                    static_cast<uint32_t>(__cvta_generic_to_shared(s.a[stage])) +
-                    a_row_in_stage * SWIZZLE_BYTES;
-                const uint32_t b_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.b[stage]));
-                wgmma_fence();
+        float acc[ACC_REGS];
+        int previous_stage = -1;
+        for (int kb = 0; kb < k_blocks; ++kb) {
+            wait_barrier(&s.full_barrier[stage], phase, "full barrier");
+            // Timeline (thread 0 of the warpgroup speaks for it; k-blocks numbered by fill).
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, LoadArrive, first_fill + kb);
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaStart, first_fill + kb);
+            const uint32_t a_tile =
+                static_cast<uint32_t>(__cvta_generic_to_shared(s.a[stage])) +
+                a_row_in_stage * SWIZZLE_BYTES;
+            const uint32_t b_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.b[stage]));
+            wgmma_fence();
 #pragma unroll
-                for (int k = 0; k < BK / WGMMA_K; ++k) {
-                    const uint32_t k_bytes = k * WGMMA_K * sizeof(__nv_bfloat16);  // +32 per step
-                    const uint32_t accumulate = (kb > 0 || k > 0) ? 1u : 0u;
-                    wgmma_m64n256k16(acc, smem_descriptor(a_tile + k_bytes),
-                                     smem_descriptor(b_tile + k_bytes), accumulate);
-                }
-                wgmma_commit_group();
-                // Keep this k-block's wgmma running and wait only for the previous one:
-                // once it is done, its stage can be refilled.
-                wgmma_wait_group<1>();
-                fence_accumulators(acc);
-                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > 0, consumer, MmaEnd,
-                                         first_fill + kb - 1);
-                if (previous_stage >= 0 && thread_in_wg == 0)
-                    release_stage(&s.empty_barrier[previous_stage]);
-                LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > 0, consumer, Release,
-                                         first_fill + kb - 1);
-                previous_stage = stage;
-                advance<STAGES<S>>(stage, phase);
+            for (int k = 0; k < BK / WGMMA_K; ++k) {
+                const uint32_t k_bytes = k * WGMMA_K * sizeof(__nv_bfloat16);  // +32 per step
+                const uint32_t accumulate = (kb > 0 || k > 0) ? 1u : 0u;
+                wgmma_m64n256k16(acc, smem_descriptor(a_tile + k_bytes),
+                                 smem_descriptor(b_tile + k_bytes), accumulate);
             }
-            if (S == Schedule::PingPong && consumer == 0 && halves == 2)
-                named_barrier_arrive(ORDER_BARRIER_ID, ORDER_BARRIER_THREADS);
-            wgmma_wait_group<0>();
+            wgmma_commit_group();
+            // Keep this k-block's wgmma running and wait only for the previous one:
+            // once it is done, its stage can be refilled.
+            wgmma_wait_group<1>();
             fence_accumulators(acc);
-            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaEnd,
-                                     first_fill + k_blocks - 1);
-            if (thread_in_wg == 0) release_stage(&s.empty_barrier[previous_stage]);
-            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, Release,
-                                     first_fill + k_blocks - 1);
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > 0, consumer, MmaEnd,
+                                     first_fill + kb - 1);
+            if (previous_stage >= 0 && thread_in_wg == 0)
+                release_stage(&s.empty_barrier[previous_stage]);
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > 0, consumer, Release,
+                                     first_fill + kb - 1);
+            previous_stage = stage;
+            advance<STAGES>(stage, phase);
+        }
+        wgmma_wait_group<0>();
+        fence_accumulators(acc);
+        LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaEnd,
+                                 first_fill + k_blocks - 1);
+        if (thread_in_wg == 0) release_stage(&s.empty_barrier[previous_stage]);
+        LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, Release,
+                                 first_fill + k_blocks - 1);
 
-            // ---- epilogue: fp32 accumulators -> bf16 -> shared memory -> rows of C -------
-            // wgmma's D layout: warp w of the warpgroup owns rows 16w..16w+15; in each n8
-            // column block j/4, lane l holds rows l/4 and l/4 + 8, columns 2(l%4), +1:
-            //   acc[j] -> row 16w + l/4 + 8*((j/2)%2),  col 8*(j/4) + 2*(l%4) + j%2.
-            // (layout::wgmma_acc_row/col in common/layout.h; results/layouts/wgmma_fragment.png.)
-            const int row0 = m0 + consumer * WGMMA_M;  // first row of this consumer's piece
-            const int warp = thread_in_wg / 32;
-            const int lane = thread_in_wg % 32;
-            __nv_bfloat16* c_tile = C + static_cast<size_t>(row0) * N + n0;
-            const int rows_left = M - row0;
-            const int cols_left = N - n0;
-            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueStart, -1);
-            if (S == Schedule::Cooperative && N % 8 == 0) {
-                // Stored straight from the D layout, one instruction of a warp writes 8 rows
-                // x 16 bytes: eight half-filled 32-byte sectors, and 64 such stores per
-                // thread. Staged through shared memory, the same warp writes whole 512-byte
-                // rows of C with 16-byte stores: 16 per thread, every sector full.
-                // Space: past this barrier both consumers have finished every wgmma (so
-                // nothing reads the ring any more), each has seen every TMA copy land (so
-                // nothing writes it), and the producer has nothing left to load. The ring
-                // is free; consumer c stages its 64x256 bf16 piece in stage c's B tile.
-                named_barrier_sync(STAGING_BARRIER_ID, STAGING_BARRIER_THREADS);
-                uint8_t* staging = reinterpret_cast<uint8_t*>(s.b[consumer]);
-                // Row r of the piece is 512 bytes, 32 chunks of 16; chunk c goes to position
-                // c ^ (r % 8). Rows 512 bytes apart start in the same bank, so the 8 rows
-                // one store instruction touches would share 4 banks; the XOR spreads them
-                // over all 32 (as the 128B swizzle does for TMA tiles).
+        // ---- epilogue: fp32 accumulators -> bf16 -> shared memory -> rows of C ----------
+        // wgmma's D layout: warp w of the warpgroup owns rows 16w..16w+15; in each n8
+        // column block j/4, lane l holds rows l/4 and l/4 + 8, columns 2(l%4), +1:
+        //   acc[j] -> row 16w + l/4 + 8*((j/2)%2),  col 8*(j/4) + 2*(l%4) + j%2.
+        // (layout::wgmma_acc_row/col in common/layout.h; results/layouts/wgmma_fragment.png.)
+        const int row0 = m0 + consumer * WGMMA_M;  // first row of this consumer's piece
+        const int warp = thread_in_wg / 32;
+        const int lane = thread_in_wg % 32;
+        __nv_bfloat16* c_tile = C + static_cast<size_t>(row0) * N + n0;
+        const int rows_left = M - row0;
+        const int cols_left = N - n0;
+        // Staged through shared memory where every row of C starts 16-byte aligned.
+        const bool staged = N % 8 == 0;
+        LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueStart, -1);
+        if (staged) {
+            // Stored straight from the D layout, one instruction of a warp writes 8 rows
+            // x 16 bytes: eight half-filled 32-byte sectors, and 64 such stores per
+            // thread. Staged through shared memory, the same warp writes whole 512-byte
+            // rows of C with 16-byte stores: 16 per thread, every sector full.
+            // Space: past this barrier both consumers have finished every wgmma (so
+            // nothing reads the ring any more), each has seen every TMA copy land (so
+            // nothing writes it), and the producer has nothing left to load. The ring
+            // is free; consumer c stages its 64x256 bf16 piece in stage c's B tile.
+            named_barrier_sync(STAGING_BARRIER_ID, STAGING_BARRIER_THREADS);
+            uint8_t* staging = reinterpret_cast<uint8_t*>(s.b[consumer]);
+            // Row r of the piece is 512 bytes, 32 chunks of 16; chunk c goes to position
+            // c ^ (r % 8). Rows 512 bytes apart start in the same bank, so the 8 rows
+            // one store instruction touches would share 4 banks; the XOR spreads them
+            // over all 32 (as the 128B swizzle does for TMA tiles).
 #pragma unroll
-                for (int j = 0; j < ACC_REGS; j += 2) {
-                    const int row = layout::wgmma_acc_row(warp, lane, j);
-                    const int chunk = j / 4;  // = col / 8
-                    const uint32_t offset =
-                        layout::swizzled_offset<STAGING_ROW_BYTES>(row, chunk) + 4 * (lane % 4);
-                    *reinterpret_cast<__nv_bfloat162*>(staging + offset) =
-                        __floats2bfloat162_rn(acc[j], acc[j + 1]);
-                }
-                // Warp w wrote all 256 columns of rows 16w..16w+15 and reads back only
-                // those, so the warp's own barrier orders the two.
-                __syncwarp();
-                // Lane l moves chunk l (columns 8l..8l+7) of each row. With N % 8 == 0 and
-                // n0 a multiple of 256, a chunk lies wholly inside or wholly outside C,
-                // and every row of C starts 16-byte aligned.
+            for (int j = 0; j < ACC_REGS; j += 2) {
+                const int row = layout::wgmma_acc_row(warp, lane, j);
+                const int chunk = j / 4;  // = col / 8
+                const uint32_t offset =
+                    layout::swizzled_offset<STAGING_ROW_BYTES>(row, chunk) + 4 * (lane % 4);
+                *reinterpret_cast<__nv_bfloat162*>(staging + offset) =
+                    __floats2bfloat162_rn(acc[j], acc[j + 1]);
+            }
+            // Warp w wrote all 256 columns of rows 16w..16w+15 and reads back only
+            // those, so the warp's own barrier orders the two.
+            __syncwarp();
+            // Lane l moves chunk l (columns 8l..8l+7) of each row. With N % 8 == 0 and
+            // n0 a multiple of 256, a chunk lies wholly inside or wholly outside C,
+            // and every row of C starts 16-byte aligned.
 #pragma unroll 4
-                for (int r = 0; r < 16; ++r) {
-                    const int row = 16 * warp + r;
-                    const int4 chunk = *reinterpret_cast<const int4*>(
-                        staging + layout::swizzled_offset<STAGING_ROW_BYTES>(row, lane));
-                    if (row < rows_left && 8 * lane < cols_left)
-                        *reinterpret_cast<int4*>(c_tile + static_cast<size_t>(row) * N + 8 * lane) =
-                            chunk;
-                }
-            } else {
-                // Ping-pong: the ring is still in use by the other consumer, and this
-                // epilogue runs under that consumer's math anyway. N % 8 != 0: rows of C
-                // are not 16-byte aligned. Both store straight from the D layout.
-                // Interior pieces with an even N (every pair 4-byte aligned) skip the checks.
-                const bool interior = rows_left >= WGMMA_M && cols_left >= BN && N % 2 == 0;
+            for (int r = 0; r < 16; ++r) {
+                const int row = 16 * warp + r;
+                const int4 chunk = *reinterpret_cast<const int4*>(
+                    staging + layout::swizzled_offset<STAGING_ROW_BYTES>(row, lane));
+                if (row < rows_left && 8 * lane < cols_left)
+                    *reinterpret_cast<int4*>(c_tile + static_cast<size_t>(row) * N + 8 * lane) =
+                        chunk;
+            }
+        } else {
+            // N % 8 != 0: rows of C are not 16-byte aligned. Store straight from the D
+            // layout, as step 05 does (and gemm_pingpong.cu always does).
+            // Interior pieces with an even N (every pair 4-byte aligned) skip the checks.
+            const bool interior = rows_left >= WGMMA_M && cols_left >= BN && N % 2 == 0;
 #pragma unroll
-                for (int j = 0; j < ACC_REGS; j += 2) {
-                    const int row = layout::wgmma_acc_row(warp, lane, j);
-                    const int col = layout::wgmma_acc_col(lane, j);
-                    if (interior) {
-                        __nv_bfloat16* p = c_tile + static_cast<size_t>(row) * N + col;
-                        *reinterpret_cast<__nv_bfloat162*>(p) =
-                            __floats2bfloat162_rn(acc[j], acc[j + 1]);
-                    } else {
-                        store_pair(c_tile, N, rows_left, cols_left, row, col, acc[j], acc[j + 1]);
-                    }
+            for (int j = 0; j < ACC_REGS; j += 2) {
+                const int row = layout::wgmma_acc_row(warp, lane, j);
+                const int col = layout::wgmma_acc_col(lane, j);
+                if (interior) {
+                    __nv_bfloat16* p = c_tile + static_cast<size_t>(row) * N + col;
+                    *reinterpret_cast<__nv_bfloat162*>(p) =
+                        __floats2bfloat162_rn(acc[j], acc[j + 1]);
+                } else {
+                    store_pair(c_tile, N, rows_left, cols_left, row, col, acc[j], acc[j + 1]);
                 }
             }
-            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueEnd, -1);
         }
+        LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueEnd, -1);
     }
 }
 
 // -------------------------------------------------------------------------------------
 // Host launch
 // -------------------------------------------------------------------------------------
-template <Schedule S>
-cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
-                   int K, cudaStream_t stream) {
+cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
+                 int K, cudaStream_t stream) {
     constexpr const char* kStep = "06_warp_specialized";
     if (cudaError_t err = check_gemm_args(kStep, A, B, C, M, N, K, NeedsArch::Sm90a);
         err != cudaSuccess)
         return err;
 
-    // The A box is as tall as a stage's A tile (128 rows cooperative, 64 ping-pong); the B
-    // box is the CTA's 256 columns of N. Both are BK = 64 columns (128 bytes) of K wide.
+    // The A box is as tall as a stage's A tile (A_ROWS rows); the B box is the CTA's 256
+    // columns of N. Both are BK = 64 columns (128 bytes) of K wide.
     CUtensorMap a_map{}, b_map{};
-    if (cudaError_t err = make_tensor_map_2d(&a_map, A, M, K, A_ROWS<S>, BK,
+    if (cudaError_t err = make_tensor_map_2d(&a_map, A, M, K, A_ROWS, BK,
                                              CU_TENSOR_MAP_SWIZZLE_128B, kStep);
         err != cudaSuccess)
         return err;
@@ -480,26 +427,16 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
 
     // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
     if (cudaError_t err =
-            allow_dynamic_smem(kStep, gemm_kernel<S>, static_cast<int>(SMEM_BYTES<S>));
+            allow_dynamic_smem(kStep, gemm_kernel, static_cast<int>(SMEM_BYTES));
         err != cudaSuccess)
         return err;
-    gemm_kernel<S><<<static_cast<unsigned>(tiles_m * tiles_n), THREADS, SMEM_BYTES<S>, stream>>>(
+    gemm_kernel<<<static_cast<unsigned>(tiles_m * tiles_n), THREADS, SMEM_BYTES, stream>>>(
         a_map, b_map, C, M, N, K);
     return check_launch(kStep);
 }
 
-cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
-                 int K, cudaStream_t stream) {
-    return launch<Schedule::Cooperative>(A, B, C, M, N, K, stream);
-}
-
-cudaError_t gemm_pingpong(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
-                          int N, int K, cudaStream_t stream) {
-    return launch<Schedule::PingPong>(A, B, C, M, N, K, stream);
-}
-
 TileConfig tile_config() {
-    return {BM, BN, BK, STAGES<Schedule::Cooperative>, CONSUMER_WARPGROUPS, 1, THREADS};
+    return {BM, BN, BK, STAGES, CONSUMER_WARPGROUPS, 1, THREADS};
 }
 
 LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds

@@ -118,7 +118,7 @@ enum class Structure {
     MmaSyncTma,       // steps 03-04: one thread issues TMA, all warps ldmatrix + mma.sync
     WgmmaInline,      // step 05: the consumer warpgroups also issue the TMA refills
     WarpSpecialized,  // step 06 cooperative: a producer warpgroup, one tile per CTA
-    PingPong,         // step 06 ping-pong: two consumers, each on its own 64-row tile
+    PingPong,         // step 06 ping-pong (gemm_pingpong.cu): two consumers, each on its own 64-row tile
     Persistent,       // step 07: one CTA per SM loops over tiles, TMA-store epilogue
 };
 const char* structure_name(Structure s);

@@ -28,7 +28,8 @@ LADDER_DECLARE_STEP(step03_barrier)  // 03_tma_single_stage/gemm_barrier.cu
 LADDER_DECLARE_STEP(step03_bulk1d)   // 03_tma_single_stage/gemm_bulk1d.cu
 LADDER_DECLARE_STEP(step04)
 LADDER_DECLARE_STEP(step05)
-LADDER_DECLARE_STEP(step06, LADDER_DECLARE_VARIANT(gemm_pingpong))
+LADDER_DECLARE_STEP(step06)
+LADDER_DECLARE_STEP(step06_pingpong)  // 06_warp_specialized/gemm_pingpong.cu
 LADDER_DECLARE_STEP(step07, LADDER_DECLARE_VARIANT(gemm_cluster1)
                                 LADDER_DECLARE_VARIANT(gemm_cluster4)
                                 LADDER_DECLARE_VARIANT(gemm_dataparallel)
@@ -46,7 +47,7 @@ const Step kSteps[kStepCount] = {
     {3, "tma_single_stage", "03_tma_single_stage", NeedsArch::Sm90a, step03::tile_config, {{"", step03::gemm}, {"barrier", step03_barrier::gemm}, {"bulk1d", step03_bulk1d::gemm}}},
     {4, "tma_multistage", "04_tma_multistage", NeedsArch::Sm90a, step04::tile_config, {{"", step04::gemm}}},
     {5, "wgmma", "05_wgmma", NeedsArch::Sm90a, step05::tile_config, {{"", step05::gemm}}},
-    {6, "warp_specialized", "06_warp_specialized", NeedsArch::Sm90a, step06::tile_config, {{"cooperative", step06::gemm}, {"pingpong", step06::gemm_pingpong}}},
+    {6, "warp_specialized", "06_warp_specialized", NeedsArch::Sm90a, step06::tile_config, {{"cooperative", step06::gemm}, {"pingpong", step06_pingpong::gemm}}},
     {7, "clusters_multicast", "07_clusters_multicast", NeedsArch::Sm90a, step07::tile_config, {{"cluster2", step07::gemm}, {"cluster1", step07::gemm_cluster1}, {"cluster4", step07::gemm_cluster4}, {"dataparallel", step07::gemm_dataparallel}, {"bm64", step07::gemm_bm64}, {"bm128", step07::gemm_bm128}, {"cg", step07_cg::gemm}}, step07::describe},
 };
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -12,8 +13,9 @@
 #include "registry.h"
 
 // Each instrumented step defines ladder::stepNN::set_timeline with LADDER_TIMELINE_HOOK()
-// (only in LADDER_TIMELINE builds). Weak, as in registry.cpp: where there is none, the
-// address is null.
+// (only in LADDER_TIMELINE builds), and so does a variant file (gemm_<name>.cu, its own
+// namespace): it records into its own buffer. Weak, as in registry.cpp: where there is
+// none, the address is null.
 #define LADDER_DECLARE_TIMELINE_HOOK(ns) \
     namespace ladder::ns {               \
     __attribute__((weak)) cudaError_t set_timeline(const timeline::Buffer&); \
@@ -22,6 +24,7 @@ LADDER_DECLARE_TIMELINE_HOOK(step03)
 LADDER_DECLARE_TIMELINE_HOOK(step04)
 LADDER_DECLARE_TIMELINE_HOOK(step05)
 LADDER_DECLARE_TIMELINE_HOOK(step06)
+LADDER_DECLARE_TIMELINE_HOOK(step06_pingpong)  // 06_warp_specialized/gemm_pingpong.cu
 LADDER_DECLARE_TIMELINE_HOOK(step07)
 #undef LADDER_DECLARE_TIMELINE_HOOK
 
@@ -30,12 +33,14 @@ namespace {
 
 using AttachFn = cudaError_t (*)(const Buffer&);
 
-AttachFn hook_for(int step) {
+// The hook of the file that holds `variant` of `step` ("" or null: the step's gemm.cu).
+AttachFn hook_for(int step, const char* variant) {
+    const bool pingpong = variant != nullptr && std::strcmp(variant, "pingpong") == 0;
     switch (step) {
         case 3: return step03::set_timeline;
         case 4: return step04::set_timeline;
         case 5: return step05::set_timeline;
-        case 6: return step06::set_timeline;
+        case 6: return pingpong ? step06_pingpong::set_timeline : step06::set_timeline;
         case 7: return step07::set_timeline;
         default: return nullptr;  // steps 01-02 have no TMA pipeline to draw
     }
@@ -85,7 +90,7 @@ bool available(const Step& step, std::string* why) {
            "with -DLADDER_TIMELINE=ON (cmake -S . -B build-timeline -G Ninja -DLADDER_TIMELINE=ON)";
     return false;
 #else
-    if (hook_for(step.number) == nullptr) {
+    if (hook_for(step.number, nullptr) == nullptr) {
         *why = std::string("--timeline: step ") + std::to_string(step.number) + " (" + step.folder +
                ") is not instrumented (its gemm.cu has no LADDER_TIMELINE_HOOK())";
         return false;
@@ -97,7 +102,12 @@ bool available(const Step& step, std::string* why) {
 bool record_csv(const Step& step, const Variant& variant, long long M, long long N, long long K,
                 uint64_t seed, const std::string& csv_path, std::string* error) {
     if (!available(step, error)) return false;
-    const AttachFn attach = hook_for(step.number);
+    const AttachFn attach = hook_for(step.number, variant.name);
+    if (attach == nullptr) {
+        *error = std::string("--timeline: variant '") + variant.name + "' of step " +
+                 std::to_string(step.number) + " is not instrumented";
+        return false;
+    }
     const std::string label =
         std::string("step ") + std::to_string(step.number) + (variant.name[0] ? ":" : "") + variant.name;
     try {

@@ -16,6 +16,7 @@ CALLERS = [
     "04_tma_multistage/gemm.cu",
     "05_wgmma/gemm.cu",
     "06_warp_specialized/gemm.cu",
+    "06_warp_specialized/gemm_pingpong.cu",
     "07_clusters_multicast/gemm.cu",
     "common/mma_sync.cuh",
 ]

@@ -1,0 +1,504 @@
+// =====================================================================================
+// Step 06: warp specialization — a producer warpgroup feeds two consumer warpgroups
+// =====================================================================================
+// C[M,N] = A[M,K] * B[N,K]^T   (bf16 in, fp32 accumulate, bf16 out; all row-major)
+//
+// What this step adds over step 05: roles. In step 05 the same threads issued the TMA
+// loads and the wgmma math, so a thread that had to refill a stage did it between two
+// k-blocks of math, and the refill waited behind the math (and the math behind the refill's
+// wait on the "slot is free" condition). Here the CTA has three warpgroups (384 threads):
+//   * warpgroup 0, the PRODUCER: one elected thread issues every TMA load of the CTA. It
+//     never does math, so it runs as far ahead as the stage ring allows.
+//   * warpgroups 1 and 2, the CONSUMERS: they only wait for full stages, issue wgmma, and
+//     hand each stage back the moment the wgmma that read it has completed.
+//   * setmaxnreg moves registers from the producer (which needs ~30) to the consumers
+//     (which hold 128 fp32 accumulators each), so the consumers can own a 64x256 piece of
+//     C each and the CTA tile grows to 128x256.
+//   * The cooperative schedule: both consumers work on one 128x256 tile, each on 64 of its
+//     rows, and both read every stage. (The other schedule, ping-pong, is the variant
+//     gemm_pingpong.cu: the consumers take turns on 64x256 tiles of their own, and one
+//     writes its results while the other computes. README.md compares the two.)
+//   * A staged epilogue: once the K loop is over the stage ring is idle, so each consumer
+//     writes its bf16 results into it (XOR-swizzled, no bank conflicts) and reads them
+//     back as whole rows: 16-byte stores that fill every memory sector, instead of step
+//     05's 4-byte stores straight from the wgmma register layout.
+//
+// Why it is faster: the tensor cores are fed by a thread that does nothing else, so loads
+// are issued as soon as a slot frees up instead of when a math thread gets around to it;
+// the larger 128x256 tile cuts the bytes loaded per FLOP by a quarter against a 128x128
+// tile (arithmetic intensity 2*128*256 / ((128+256)*2) = 85 FLOP per smem byte loaded, vs 64);
+// one m64n256k16 wgmma per k16 step per warpgroup is the widest tensor-core
+// instruction Hopper has, so the issue overhead per FLOP is the lowest; and the staged
+// epilogue writes C in under a third of the time (2.0 instead of 7.0 us per tile in
+// results/h100/timeline_step06.png).
+//
+// Measured: the "Measured" section of README.md in this folder.
+//
+// Build and run (from the repository root):
+//   cmake -S . -B build -G Ninja && cmake --build build --target step-6 && ./build/step-6
+// =====================================================================================
+#include <cuda.h>  // CUtensorMap (a type only; the program does not link libcuda)
+#include <cuda/ptx>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+
+#include "layout.h"  // swizzled_offset, wgmma_acc_row/col
+#include "spin_guard.cuh"
+#include "step_api.h"
+#include "tensor_map.h"
+#include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
+#include "tma.cuh"  // wait_barrier, tma_load_2d, arrive_expect_tx: taught in step 03
+#include "wgmma.cuh"  // smem_descriptor, wgmma_*, fence_accumulators: taught in step 05
+
+// VARIANT BEGIN: this file is step 06 with the ping-pong schedule
+// Variant "pingpong" (step-6 --variant pingpong, ladder_gemm_variant(6, "pingpong", ...)):
+// the same producer, consumers, registers and ring, but the consumers take turns instead
+// of sharing every stage:
+//   * consumer 0 runs the whole K loop of the top 64x256 tile (rows m0..m0+63), then
+//     consumer 1 runs the bottom one (rows m0+64..m0+127) while consumer 0 writes its
+//     results: one consumer's epilogue runs under the other's math;
+//   * one consumer reads a stage, so a stage holds only its 64 rows of A (40 KB instead
+//     of 48: 5 stages instead of 4) and an empty barrier waits for one arrival;
+//   * a named barrier orders the two consumers (why it is needed: at the main loop);
+//   * the epilogue stores straight from the wgmma registers (the ring is still in use).
+// Everything outside the VARIANT regions is gemm.cu line for line (common/exercises.py
+// checks it), so `diff gemm.cu gemm_pingpong.cu` is exactly the schedule that changed.
+// README.md, "When each schedule wins", compares the two.
+namespace ladder::step06_pingpong {
+// VARIANT END
+
+// -------------------------------------------------------------------------------------
+// Tile configuration
+// -------------------------------------------------------------------------------------
+// Registers decide the tile. A consumer warpgroup issues wgmma m64n256k16: its 64x256
+// fp32 accumulator is 64*256/128 = 128 registers per thread, plus ~40 for addresses,
+// loop state and the epilogue. Two consumers give a 128x256 CTA tile.
+//
+// The register file is 64K 32-bit registers per SM, and one CTA of 384 threads per SM:
+//   __launch_bounds__(384, 1) caps the kernel at 65536/384 = 170 -> 168 registers per
+//   thread (allocation granularity 8), which is what every warp gets at launch.
+//   setmaxnreg then re-balances: producer 40, consumers 232:
+//     128 * 40 + 256 * 232 = 5120 + 59392 = 64512 <= 65536.
+//   40 is more than the producer's loop needs (a stage index, a phase, two tensor-map
+//   pointers, coordinates); 232 leaves the consumer ~100 registers above its accumulators
+//   so the compiler never spills them (ptxas -v reports 0 bytes spill for this kernel).
+// Shared memory decides the number of stages (below the sizes).
+constexpr int BM = 128;  // rows of C per CTA
+constexpr int BN = 256;  // columns of C per CTA
+constexpr int BK = 64;   // K extent of one stage
+constexpr int WARPGROUP_THREADS = 128;
+constexpr int CONSUMER_WARPGROUPS = 2;
+constexpr int THREADS = (1 + CONSUMER_WARPGROUPS) * WARPGROUP_THREADS;  // 384
+constexpr int WGMMA_M = BM / CONSUMER_WARPGROUPS;  // 64 rows of C per consumer: one wgmma m64
+constexpr int WGMMA_K = 16;                     // K of one wgmma (bf16)
+constexpr int ACC_REGS = WGMMA_M * BN / WARPGROUP_THREADS;  // 128 fp32 accumulators per thread
+constexpr int PRODUCER_REGISTERS = 40;
+constexpr int CONSUMER_REGISTERS = 232;
+constexpr int SWIZZLE_BYTES = 128;            // CU_TENSOR_MAP_SWIZZLE_128B
+constexpr size_t SMEM_OPTIN_BYTES = 232448;  // 227 KB: H100's MaxSharedMemoryPerBlockOptin
+constexpr size_t SMEM_SLACK_BYTES = 1024 + 256;  // base alignment + barriers
+
+// VARIANT BEGIN: a stage holds one consumer's 64 rows of A: 5 stages, one reader
+// Shared memory decides the number of stages. Each stage holds one k-block (BK = 64
+// bf16 = 128 bytes, one 128-byte swizzle row) of A and of B. Each fill is read by one
+// consumer (fills 0..KB-1 are consumer 0's tile, rows m0..m0+63; fills KB..2KB-1 are
+// consumer 1's, rows m0+64..m0+127), so a stage holds only that consumer's 64 rows of A,
+// and its empty barrier completes with one arrival, from an elected thread of that consumer:
+//   A 64 x 64 x 2 B = 8 KB + B 256 x 64 x 2 B = 32 KB = 40 KB per stage;
+//   5 stages = 200 KB (6 would be 240 KB > the 227 KB a CTA may opt in to).
+// Plus 16 bytes of mbarriers per stage and up to 1 KB to align the base to 1024 bytes.
+constexpr int A_ROWS = WGMMA_M;
+constexpr uint32_t EMPTY_ARRIVALS = 1;
+constexpr uint32_t STAGE_TX_BYTES = (A_ROWS + BN) * BK * sizeof(__nv_bfloat16);
+constexpr int STAGES = static_cast<int>((SMEM_OPTIN_BYTES - SMEM_SLACK_BYTES) / STAGE_TX_BYTES);
+static_assert(STAGES == 5, "the derivation above");
+// VARIANT END
+
+static_assert(THREADS == 384, "one producer and two consumer warpgroups");
+static_assert(WGMMA_M == 64, "each consumer issues wgmma with M = 64");
+static_assert(BN % 8 == 0 && BN >= 8 && BN <= 256, "wgmma N is a multiple of 8 up to 256");
+static_assert(BK * sizeof(__nv_bfloat16) == SWIZZLE_BYTES,
+              "a k-block row must be exactly one 128-byte swizzle span");
+static_assert(BK % WGMMA_K == 0, "whole wgmma k16 steps per stage");
+static_assert(BM <= 256 && BN <= 256, "a TMA box has at most 256 rows");
+static_assert(PRODUCER_REGISTERS % 8 == 0 && CONSUMER_REGISTERS % 8 == 0,
+              "setmaxnreg counts are multiples of 8");
+static_assert(PRODUCER_REGISTERS >= 24 && CONSUMER_REGISTERS <= 256, "setmaxnreg range is 24..256");
+// setmaxnreg only moves registers within what the CTA was launched with (65536 / THREADS,
+// rounded down to a multiple of 8, per thread): a consumer's setmaxnreg.inc waits until
+// the producer's .dec has handed enough back, and would wait forever if it asked for more.
+static_assert(WARPGROUP_THREADS * PRODUCER_REGISTERS +
+                      CONSUMER_WARPGROUPS * WARPGROUP_THREADS * CONSUMER_REGISTERS <=
+                  65536 / THREADS / 8 * 8 * THREADS,
+              "the re-balanced registers must fit the CTA's launch allocation (168 x 384)");
+static_assert(CONSUMER_REGISTERS >= ACC_REGS + 64, "room above the accumulators");
+static_assert(STAGES >= 2, "a consumer holds one stage while it waits for the next: at least two");
+static_assert(STAGE_TX_BYTES < (1u << 20), "an mbarrier transaction count is below 2^20");
+
+struct SharedStorage {
+    // Every tile is a multiple of 1024 bytes, so with the struct 1024-aligned every tile
+    // is too (the 128B swizzle pattern, and wgmma's reading of it, are anchored there).
+    alignas(1024) __nv_bfloat16 a[STAGES][A_ROWS * BK];
+    alignas(1024) __nv_bfloat16 b[STAGES][BN * BK];
+    uint64_t full_barrier[STAGES];   // producer -> consumers: "the boxes it counts have landed"
+    uint64_t empty_barrier[STAGES];  // consumers -> producer: "wgmma is done reading"
+};
+static_assert((A_ROWS * BK * sizeof(__nv_bfloat16)) % 1024 == 0, "A tiles stay 1024-aligned");
+static_assert((BN * BK * sizeof(__nv_bfloat16)) % 1024 == 0, "B tiles stay 1024-aligned");
+constexpr size_t SMEM_BYTES = sizeof(SharedStorage) + 1024;
+static_assert(SMEM_BYTES <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
+
+// -------------------------------------------------------------------------------------
+// Device helpers carried over from steps 03 and 05
+// -------------------------------------------------------------------------------------
+// (wait_barrier, tma_load_2d and arrive_expect_tx come from tma.cuh; smem_descriptor,
+// wgmma_fence, wgmma_commit_group, wgmma_wait_group, fence_accumulators and
+// wgmma_m64n256k16 from wgmma.cuh.)
+
+// -------------------------------------------------------------------------------------
+// Device helpers new to this step
+// -------------------------------------------------------------------------------------
+// Writes one accumulator pair (row, col), (row, col+1) of C as bf16, skipping what lies
+// outside the matrix. Coordinates are relative to the consumer's 64x256 piece, whose first
+// element is `c_tile`; rows_left/cols_left count what remains of C from there.
+__device__ __forceinline__ void store_pair(__nv_bfloat16* c_tile, int ldc, int rows_left,
+                                           int cols_left, int row, int col, float v0, float v1) {
+    if (row >= rows_left || col >= cols_left) return;
+    __nv_bfloat16* p = c_tile + static_cast<size_t>(row) * ldc + col;
+    if (col + 1 < cols_left && (reinterpret_cast<uintptr_t>(p) & 3) == 0) {
+        *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(v0, v1);
+    } else {
+        p[0] = __float2bfloat16(v0);
+        if (col + 1 < cols_left) p[1] = __float2bfloat16(v1);
+    }
+}
+
+// PTX ISA "setmaxnreg": change how many registers each thread of this warpgroup owns.
+// All 128 threads execute it (.sync.aligned). dec returns registers to the SM's
+// pool; inc blocks until the pool can supply the new count. The kernel must start with a
+// known per-thread count (__launch_bounds__(THREADS, 1) fixes it at 168), and the counts
+// must be multiples of 8 in 24..256. SASS: USETMAXREG.
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_dec() {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_inc() {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+
+// A consumer hands a stage back to the producer: one arrival on its empty barrier.
+// CCCL: cuda::ptx::mbarrier_arrive(bar)
+// PTX:  mbarrier.arrive.shared.b64 state, [bar];   (PTX ISA "mbarrier.arrive")
+// One elected thread per consumer warpgroup arrives, after wgmma.wait_group has reported
+// that the warpgroup's wgmma reading the stage are complete; the barrier expects
+// EMPTY_ARRIVALS such arrivals per phase.
+__device__ __forceinline__ void release_stage(uint64_t* empty_barrier) {
+    cuda::ptx::mbarrier_arrive(empty_barrier);
+}
+
+// PTX ISA "bar.sync" (barrier.cta): named hardware barriers 1..15 (0 is __syncthreads)
+// that complete when `count` threads have arrived; bar.sync counts this thread and waits.
+// SASS: BAR.SYNC. The staged epilogue uses one to know that both consumers are done with
+// the ring. (Id 1 is the order barrier of the ping-pong schedule, gemm_pingpong.cu.)
+constexpr int STAGING_BARRIER_ID = 2;
+constexpr int STAGING_BARRIER_THREADS = 2 * WARPGROUP_THREADS;
+constexpr int STAGING_ROW_BYTES = BN * sizeof(__nv_bfloat16);  // one row of a consumer's piece
+static_assert(WGMMA_M * STAGING_ROW_BYTES <= BN * BK * sizeof(__nv_bfloat16),
+              "a consumer's 64x256 bf16 piece fits in one stage's B tile");
+static_assert(STAGES >= CONSUMER_WARPGROUPS, "one B tile per consumer to stage its piece in");
+__device__ __forceinline__ void named_barrier_sync(int id, int count) {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+// VARIANT BEGIN: the order barrier of the two consumers
+// PTX ISA "bar.arrive": counts this thread on a named barrier and moves on (SASS: BAR.ARV).
+// The ping-pong schedule uses barrier 1 to order its two consumers: consumer 1 may start
+// its K loop only after consumer 0 has waited on all of its own stages (why: see the main
+// loop). Consumer 0 arrives (bar.arrive), consumer 1 waits (bar.sync).
+constexpr int ORDER_BARRIER_ID = 1;
+constexpr int ORDER_BARRIER_THREADS = 2 * WARPGROUP_THREADS;
+__device__ __forceinline__ void named_barrier_arrive(int id, int count) {
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+// VARIANT END
+
+// Advances a position in the stage ring. The phase bit flips each time the ring wraps:
+// a barrier's n-th completion (n = 0, 1, ...) has parity n % 2, and fill number f of the
+// ring lands in stage f % STAGES as that stage's (f / STAGES)-th completion.
+template <int RING>
+__device__ __forceinline__ void advance(int& stage, uint32_t& phase) {
+    if (++stage == RING) {
+        stage = 0;
+        phase ^= 1u;
+    }
+}
+
+// -------------------------------------------------------------------------------------
+// Kernel
+// -------------------------------------------------------------------------------------
+// Warpgroup 0 produces, warpgroups 1 and 2 consume. The ring protocol, per stage:
+//   full_barrier  count 1: the producer's arrive.expect_tx, plus the TMA transaction
+//                 bytes of the boxes that signal it (all STAGE_TX_BYTES of a fill when both
+//                 boxes signal this one barrier). It completes once per fill, so consumers
+//                 wait on it with the parity of the current lap.
+//   empty_barrier count EMPTY_ARRIVALS: one per consumer warpgroup that reads the stage.
+//                 The producer waits on it with the OPPOSITE parity: on its first lap the
+//                 "previous phase" (parity 1) of a fresh barrier counts as complete, so
+//                 the first STAGES fills go out without waiting.
+__global__ void __launch_bounds__(THREADS, 1)
+gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+            __nv_bfloat16* __restrict__ C, int M, int N, int K) {
+    // ---- setup: carve shared memory, find this CTA's tile, initialise the barriers ------
+    extern __shared__ uint8_t smem_raw[];
+    const uintptr_t smem_base = (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023};
+    SharedStorage& s = *reinterpret_cast<SharedStorage*>(smem_base);
+
+    const int warpgroup = threadIdx.x / WARPGROUP_THREADS;
+    const int thread_in_wg = threadIdx.x % WARPGROUP_THREADS;
+    // Consecutive CTAs walk down M inside one column of tiles, so CTAs that run at the same
+    // time share B tiles in L2. (Step 07 replaces this with a grouped, persistent order.)
+    const int tiles_m = (M + BM - 1) / BM;
+    const int m0 = static_cast<int>(blockIdx.x % tiles_m) * BM;
+    const int n0 = static_cast<int>(blockIdx.x / tiles_m) * BN;
+    const int k_blocks = (K + BK - 1) / BK;
+    // VARIANT BEGIN: a second 64-row half wholly below C is skipped
+    // A second 64-row half that lies wholly below C is neither loaded nor computed.
+    const int halves = (M - m0 <= WGMMA_M) ? 1 : CONSUMER_WARPGROUPS;
+    // VARIANT END
+
+    if (threadIdx.x == 0) {
+        for (int stage = 0; stage < STAGES; ++stage) {
+            // CCCL: cuda::ptx::mbarrier_init(bar, count)
+            // PTX:  mbarrier.init.shared.b64 [bar], count;   (PTX ISA "mbarrier.init")
+            cuda::ptx::mbarrier_init(&s.full_barrier[stage], 1);
+            cuda::ptx::mbarrier_init(&s.empty_barrier[stage], uint32_t{EMPTY_ARRIVALS});
+        }
+        // Make the initialised barriers visible to the async proxy (the TMA unit) before
+        // any copy may signal them.  PTX: fence.mbarrier_init.release.cluster;
+        cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+    }
+    __syncthreads();
+
+    if (warpgroup == 0) {
+        // ---- producer: one thread keeps the ring full ---------------------------------
+        setmaxnreg_dec<PRODUCER_REGISTERS>();
+        if (thread_in_wg == 0) {
+            int stage = 0;
+            uint32_t phase = 0;
+            // VARIANT BEGIN: the K loop once per consumer's half, one after the other
+            for (int half = 0; half < halves; ++half) {
+                const int a_row = m0 + half * WGMMA_M;  // this half's 64-row A box
+                for (int kb = 0; kb < k_blocks; ++kb) {
+                    wait_barrier(&s.empty_barrier[stage], phase ^ 1u, "empty barrier");
+                    // Timeline: k-blocks are numbered by fill (half * KB + kb).
+                    LADDER_TIMELINE_PRODUCER(LoadIssue, half * k_blocks + kb);
+                    // The FULL box bytes, even where the box hangs over the matrix edge:
+                    // TMA writes those elements too (as zeros) and counts them.
+                    arrive_expect_tx(&s.full_barrier[stage], STAGE_TX_BYTES);
+                    tma_load_2d(s.a[stage], &a_map, kb * BK, a_row, &s.full_barrier[stage]);
+                    tma_load_2d(s.b[stage], &b_map, kb * BK, n0, &s.full_barrier[stage]);
+                    advance<STAGES>(stage, phase);
+                }
+            }
+            // VARIANT END
+        }
+        // The other 127 producer threads have nothing to do; they fall through to the end.
+    } else {
+        setmaxnreg_inc<CONSUMER_REGISTERS>();
+        const int consumer = warpgroup - 1;
+
+        // ---- main loop: wgmma on full stages, hand each back as soon as it is read ------
+        // VARIANT BEGIN: consumer c reads fills c*KB.., consumer 1 after consumer 0
+        if (consumer >= halves) return;  // its half lies wholly below C: nothing was loaded
+        // Consumer c's fills are c*KB .. c*KB + KB-1 of the ring (the timeline numbers
+        // k-blocks by fill), and its 64 rows are the whole A box of each of them.
+        const int first_fill = consumer * k_blocks;
+        int stage = first_fill % STAGES;
+        uint32_t phase = static_cast<uint32_t>(first_fill / STAGES) & 1u;
+        const int a_row_in_stage = 0;
+
+        // A parity bit only tells two consecutive phases of a barrier apart. Consumer 1's
+        // first fill is KB fills into the ring, i.e. KB / STAGES laps ahead; if it waited
+        // now, parity alone could match a phase of consumer 0's fills and it would read
+        // the wrong data. Once consumer 0 has seen all of its fills land, every barrier
+        // sits at most one phase behind consumer 1's fills, and the parity is unambiguous
+        // again. The same hand-off is what makes the schedule ping-pong: consumer 1's math
+        // starts as consumer 0's ends, and consumer 0's epilogue runs under consumer 1's
+        // math.
+        if (consumer == 1) named_barrier_sync(ORDER_BARRIER_ID, ORDER_BARRIER_THREADS);
+        // VARIANT END
+
+        float acc[ACC_REGS];
+        int previous_stage = -1;
+        for (int kb = 0; kb < k_blocks; ++kb) {
+            wait_barrier(&s.full_barrier[stage], phase, "full barrier");
+            // Timeline (thread 0 of the warpgroup speaks for it; k-blocks numbered by fill).
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, LoadArrive, first_fill + kb);
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaStart, first_fill + kb);
+            const uint32_t a_tile =
+                static_cast<uint32_t>(__cvta_generic_to_shared(s.a[stage])) +
+                a_row_in_stage * SWIZZLE_BYTES;
+            const uint32_t b_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.b[stage]));
+            wgmma_fence();
+#pragma unroll
+            for (int k = 0; k < BK / WGMMA_K; ++k) {
+                const uint32_t k_bytes = k * WGMMA_K * sizeof(__nv_bfloat16);  // +32 per step
+                const uint32_t accumulate = (kb > 0 || k > 0) ? 1u : 0u;
+                wgmma_m64n256k16(acc, smem_descriptor(a_tile + k_bytes),
+                                 smem_descriptor(b_tile + k_bytes), accumulate);
+            }
+            wgmma_commit_group();
+            // Keep this k-block's wgmma running and wait only for the previous one:
+            // once it is done, its stage can be refilled.
+            wgmma_wait_group<1>();
+            fence_accumulators(acc);
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > 0, consumer, MmaEnd,
+                                     first_fill + kb - 1);
+            if (previous_stage >= 0 && thread_in_wg == 0)
+                release_stage(&s.empty_barrier[previous_stage]);
+            LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > 0, consumer, Release,
+                                     first_fill + kb - 1);
+            previous_stage = stage;
+            advance<STAGES>(stage, phase);
+        }
+        // VARIANT BEGIN: consumer 0 has seen all of its fills land: consumer 1 may start
+        if (consumer == 0 && halves == 2)
+            named_barrier_arrive(ORDER_BARRIER_ID, ORDER_BARRIER_THREADS);
+        // VARIANT END
+        wgmma_wait_group<0>();
+        fence_accumulators(acc);
+        LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaEnd,
+                                 first_fill + k_blocks - 1);
+        if (thread_in_wg == 0) release_stage(&s.empty_barrier[previous_stage]);
+        LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, Release,
+                                 first_fill + k_blocks - 1);
+
+        // ---- epilogue: fp32 accumulators -> bf16 -> shared memory -> rows of C ----------
+        // wgmma's D layout: warp w of the warpgroup owns rows 16w..16w+15; in each n8
+        // column block j/4, lane l holds rows l/4 and l/4 + 8, columns 2(l%4), +1:
+        //   acc[j] -> row 16w + l/4 + 8*((j/2)%2),  col 8*(j/4) + 2*(l%4) + j%2.
+        // (layout::wgmma_acc_row/col in common/layout.h; results/layouts/wgmma_fragment.png.)
+        const int row0 = m0 + consumer * WGMMA_M;  // first row of this consumer's piece
+        const int warp = thread_in_wg / 32;
+        const int lane = thread_in_wg % 32;
+        __nv_bfloat16* c_tile = C + static_cast<size_t>(row0) * N + n0;
+        const int rows_left = M - row0;
+        const int cols_left = N - n0;
+        // VARIANT BEGIN: never staged: the other consumer still uses the ring
+        // Not staged: the other consumer's K loop still reads the ring, and this epilogue
+        // runs under that consumer's math anyway. Direct stores from the D layout.
+        const bool staged = false;
+        // VARIANT END
+        LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueStart, -1);
+        if (staged) {
+            // Stored straight from the D layout, one instruction of a warp writes 8 rows
+            // x 16 bytes: eight half-filled 32-byte sectors, and 64 such stores per
+            // thread. Staged through shared memory, the same warp writes whole 512-byte
+            // rows of C with 16-byte stores: 16 per thread, every sector full.
+            // Space: past this barrier both consumers have finished every wgmma (so
+            // nothing reads the ring any more), each has seen every TMA copy land (so
+            // nothing writes it), and the producer has nothing left to load. The ring
+            // is free; consumer c stages its 64x256 bf16 piece in stage c's B tile.
+            named_barrier_sync(STAGING_BARRIER_ID, STAGING_BARRIER_THREADS);
+            uint8_t* staging = reinterpret_cast<uint8_t*>(s.b[consumer]);
+            // Row r of the piece is 512 bytes, 32 chunks of 16; chunk c goes to position
+            // c ^ (r % 8). Rows 512 bytes apart start in the same bank, so the 8 rows
+            // one store instruction touches would share 4 banks; the XOR spreads them
+            // over all 32 (as the 128B swizzle does for TMA tiles).
+#pragma unroll
+            for (int j = 0; j < ACC_REGS; j += 2) {
+                const int row = layout::wgmma_acc_row(warp, lane, j);
+                const int chunk = j / 4;  // = col / 8
+                const uint32_t offset =
+                    layout::swizzled_offset<STAGING_ROW_BYTES>(row, chunk) + 4 * (lane % 4);
+                *reinterpret_cast<__nv_bfloat162*>(staging + offset) =
+                    __floats2bfloat162_rn(acc[j], acc[j + 1]);
+            }
+            // Warp w wrote all 256 columns of rows 16w..16w+15 and reads back only
+            // those, so the warp's own barrier orders the two.
+            __syncwarp();
+            // Lane l moves chunk l (columns 8l..8l+7) of each row. With N % 8 == 0 and
+            // n0 a multiple of 256, a chunk lies wholly inside or wholly outside C,
+            // and every row of C starts 16-byte aligned.
+#pragma unroll 4
+            for (int r = 0; r < 16; ++r) {
+                const int row = 16 * warp + r;
+                const int4 chunk = *reinterpret_cast<const int4*>(
+                    staging + layout::swizzled_offset<STAGING_ROW_BYTES>(row, lane));
+                if (row < rows_left && 8 * lane < cols_left)
+                    *reinterpret_cast<int4*>(c_tile + static_cast<size_t>(row) * N + 8 * lane) =
+                        chunk;
+            }
+        } else {
+            // N % 8 != 0: rows of C are not 16-byte aligned. Store straight from the D
+            // layout, as step 05 does (and gemm_pingpong.cu always does).
+            // Interior pieces with an even N (every pair 4-byte aligned) skip the checks.
+            const bool interior = rows_left >= WGMMA_M && cols_left >= BN && N % 2 == 0;
+#pragma unroll
+            for (int j = 0; j < ACC_REGS; j += 2) {
+                const int row = layout::wgmma_acc_row(warp, lane, j);
+                const int col = layout::wgmma_acc_col(lane, j);
+                if (interior) {
+                    __nv_bfloat16* p = c_tile + static_cast<size_t>(row) * N + col;
+                    *reinterpret_cast<__nv_bfloat162*>(p) =
+                        __floats2bfloat162_rn(acc[j], acc[j + 1]);
+                } else {
+                    store_pair(c_tile, N, rows_left, cols_left, row, col, acc[j], acc[j + 1]);
+                }
+            }
+        }
+        LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueEnd, -1);
+    }
+}
+
+// -------------------------------------------------------------------------------------
+// Host launch
+// -------------------------------------------------------------------------------------
+cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
+                 int K, cudaStream_t stream) {
+    constexpr const char* kStep = "06_warp_specialized";
+    if (cudaError_t err = check_gemm_args(kStep, A, B, C, M, N, K, NeedsArch::Sm90a);
+        err != cudaSuccess)
+        return err;
+
+    // The A box is as tall as a stage's A tile (A_ROWS rows); the B box is the CTA's 256
+    // columns of N. Both are BK = 64 columns (128 bytes) of K wide.
+    CUtensorMap a_map{}, b_map{};
+    if (cudaError_t err = make_tensor_map_2d(&a_map, A, M, K, A_ROWS, BK,
+                                             CU_TENSOR_MAP_SWIZZLE_128B, kStep);
+        err != cudaSuccess)
+        return err;
+    if (cudaError_t err =
+            make_tensor_map_2d(&b_map, B, N, K, BN, BK, CU_TENSOR_MAP_SWIZZLE_128B, kStep);
+        err != cudaSuccess)
+        return err;
+
+    const long long tiles_m = (M + BM - 1) / BM;
+    const long long tiles_n = (N + BN - 1) / BN;
+    if (tiles_m * tiles_n > INT_MAX)
+        return fail(cudaErrorInvalidValue, "%s: %lld x %lld tiles exceed the 2^31-1 grid", kStep,
+                    tiles_m, tiles_n);
+
+    // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
+    if (cudaError_t err =
+            allow_dynamic_smem(kStep, gemm_kernel, static_cast<int>(SMEM_BYTES));
+        err != cudaSuccess)
+        return err;
+    gemm_kernel<<<static_cast<unsigned>(tiles_m * tiles_n), THREADS, SMEM_BYTES, stream>>>(
+        a_map, b_map, C, M, N, K);
+    return check_launch(kStep);
+}
+
+TileConfig tile_config() {
+    return {BM, BN, BK, STAGES, CONSUMER_WARPGROUPS, 1, THREADS};
+}
+
+LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
+
+// VARIANT BEGIN: its own namespace
+}  // namespace ladder::step06_pingpong
+// VARIANT END
