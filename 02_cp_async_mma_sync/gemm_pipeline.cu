@@ -9,8 +9,8 @@
 //     of A it fetches feeds 256 multiply-adds (one per column of the tile) and every
 //     element of B feeds 128, instead of one.
 //   * cp.async: asynchronous global->shared copies (16 bytes per instruction) into a
-//     3-stage ring, so the copies for k-tiles kt+1 and kt+2 are in flight while the
-//     tensor cores chew on k-tile kt.
+//     3-stage ring, so the copies for k-blocks kb+1 and kb+2 are in flight while the
+//     tensor cores chew on k-block kb.
 //   * ldmatrix + mma.sync.m16n8k16: the tensor cores, fed from shared memory whose
 //     16-byte chunks are XOR-swizzled so that ldmatrix never has a bank conflict.
 //   * A two-level tiling: CTA tile 128x256 -> 8 warps of 64x64 -> 4x8 MMA tiles of 16x8.
@@ -21,7 +21,7 @@
 // asked for 2 bytes per FLOP (README.md has the arithmetic).
 //
 // What it still costs (the three things Hopper removes, README.md has the details):
-//   1. every thread computes addresses and issues its own 12 copies per k-tile;
+//   1. every thread computes addresses and issues its own 12 copies per k-block;
 //   2. mma.sync is synchronous: a warp waits on its own MMAs and its own ldmatrix loads;
 //   3. A/B fragments live in registers: 32 of them per thread next to 128 accumulators.
 //
@@ -66,8 +66,8 @@ namespace ladder::step02_pipeline {
 // -------------------------------------------------------------------------------------
 // Tile configuration
 // -------------------------------------------------------------------------------------
-// Level 1, the CTA tile: BM x BN of C, walked along K in k-tiles of BK.
-//   A k-tile of A is BM x BK bf16 = 128 x 64 x 2 B = 16 KB, of B it is BN x BK = 32 KB.
+// Level 1, the CTA tile: BM x BN of C, walked along K in k-blocks of BK.
+//   A k-block of A is BM x BK bf16 = 128 x 64 x 2 B = 16 KB, of B it is BN x BK = 32 KB.
 //   One stage of the ring holds both: 48 KB; STAGES = 3 stages: 144 KB of shared memory
 //   (fits the 227 KB of an H100 and the 163 KB of an A100; one CTA per SM).
 //   BK = 64 makes a shared-memory row exactly 128 bytes = 8 chunks of 16 bytes, the
@@ -93,7 +93,7 @@ constexpr int MMA_N = 8;
 constexpr int MMA_K = 16;
 constexpr int MMA_TILES_M = WARP_TILE_M / MMA_M;  // 4
 constexpr int MMA_TILES_N = WARP_TILE_N / MMA_N;  // 8
-constexpr int K_STEPS = BK / MMA_K;               // 4 k-steps per k-tile
+constexpr int K_STEPS = BK / MMA_K;               // 4 k-steps per k-block
 
 // Registers per thread (a warp's 32 threads share each MMA's operands evenly):
 //   accumulators: 4 x 8 MMA tiles x (16*8 fp32 / 32 threads = 4)      = 128 registers
@@ -103,7 +103,7 @@ constexpr int K_STEPS = BK / MMA_K;               // 4 k-steps per k-tile
 //   on 240, no spills). 256 threads x 255 = 65280 <= 65536 registers: one CTA per SM.
 constexpr int ACC_REGS = MMA_TILES_M * MMA_TILES_N * 4;
 
-// Copies: one cp.async moves a 16-byte chunk = 8 bf16. A row of a k-tile is 8 chunks, so
+// Copies: one cp.async moves a 16-byte chunk = 8 bf16. A row of a k-block is 8 chunks, so
 // the 256 threads cover 32 rows per pass: 4 passes for A, 8 for B, 12 cp.async per thread.
 constexpr int CHUNK_BYTES = 16;
 constexpr int CHUNK_ELEMS = CHUNK_BYTES / static_cast<int>(sizeof(__nv_bfloat16));  // 8
@@ -114,12 +114,12 @@ constexpr int B_TILE_BYTES = BN * ROW_BYTES;                   // 32768
 constexpr int STAGE_BYTES = A_TILE_BYTES + B_TILE_BYTES;       // 49152
 constexpr int SMEM_BYTES = STAGES * STAGE_BYTES;               // 147456
 constexpr int COPY_ROW_STEP = THREADS / CHUNKS_PER_ROW;  // 32 rows copied per pass of the CTA
-constexpr int A_COPIES = BM / COPY_ROW_STEP;              // 4 cp.async per thread per k-tile
+constexpr int A_COPIES = BM / COPY_ROW_STEP;              // 4 cp.async per thread per k-block
 constexpr int B_COPIES = BN / COPY_ROW_STEP;              // 8
 
 static_assert(BM % (WARPS_M * MMA_M) == 0 && BN % (WARPS_N * MMA_N) == 0, "warps tile the CTA");
 static_assert(MMA_TILES_N % 2 == 0, "one ldmatrix.x4 loads the B fragments of two n8 tiles");
-static_assert(BK % MMA_K == 0, "a k-tile is whole k-steps");
+static_assert(BK % MMA_K == 0, "a k-block is whole k-steps");
 static_assert(ROW_BYTES == 128 && CHUNKS_PER_ROW == 8,
               "the swizzle XORs a 3-bit chunk index: rows must be 8 chunks of 16 bytes");
 static_assert(WARP_TILE_M % 8 == 0 && WARP_TILE_N % 8 == 0 && MMA_M % 8 == 0 && MMA_N % 8 == 0,
@@ -128,7 +128,7 @@ static_assert(THREADS % CHUNKS_PER_ROW == 0, "a thread copies the same chunk col
 static_assert(BM % COPY_ROW_STEP == 0 && BN % COPY_ROW_STEP == 0,
               "every thread issues the same number of copies");
 static_assert(COPY_ROW_STEP % 8 == 0, "copy i keeps the row % 8 (the swizzle) of copy 0");
-static_assert(STAGES >= 3, "the ring keeps two k-tiles in flight while computing on a third");
+static_assert(STAGES >= 3, "the ring keeps two k-blocks in flight while computing on a third");
 static_assert(SMEM_BYTES <= 163 * 1024, "fits an A100 (163 KB) and an H100 (227 KB)");
 static_assert(ACC_REGS == 128, "the register budget above assumes 128 accumulators");
 
@@ -140,7 +140,7 @@ static_assert(ACC_REGS == 128, "the register budget above assumes 128 accumulato
 // overflow int for x close to INT_MAX.
 __host__ __device__ constexpr int ceil_div(int x, int tile) { return (x - 1) / tile + 1; }
 
-// Byte offset of 16-byte chunk `chunk` (0..7) of row `row` inside one k-tile of A or B.
+// Byte offset of 16-byte chunk `chunk` (0..7) of row `row` inside one k-block of A or B.
 // Rows are 128 bytes, i.e. exactly one pass over the 32 banks (4 bytes each). Unswizzled,
 // chunk c of every row would sit on the same 4 banks, and ldmatrix (which reads chunk c
 // of 8 consecutive rows at once) would serialize 8 ways. XOR-ing the chunk index with
@@ -159,7 +159,7 @@ static_assert(ROW_BYTES == layout::kSwizzleRowBytes && CHUNK_BYTES == layout::kC
 // it cannot say is the src_size operand of cp.async: there is no zero-filling copy. Out of
 // bounds, this thread therefore writes the 16 zero bytes itself, an ordinary st.shared.v4
 // (STS.128). That is safe in the ring: the __syncthreads() before a refill proves that
-// every warp is done with the slot, and the one after the k-tile's consumer_wait()
+// every warp is done with the slot, and the one after the k-block's consumer_wait()
 // publishes the store together with everyone's copies. The price: a branch per chunk
 // where gemm.cu has a predicate, and both paths in the code.
 // The pointers are generic (C++ pointers, not 32-bit shared addresses): memcpy_async checks
@@ -239,12 +239,12 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
     const int b_lane_row = warp_n0 + layout::ldmatrix_b_row(lane);
     const int b_lane_chunk = layout::ldmatrix_b_chunk(lane);
 
-    const int k_tiles = ceil_div(K, BK);
+    const int k_blocks = ceil_div(K, BK);
 
-    // ---- producer: every thread issues its 4 + 8 copies of a k-tile -------------------
+    // ---- producer: every thread issues its 4 + 8 copies of a k-block ------------------
     // Thread t always copies chunk t % 8 of tile rows t / 8, t / 8 + 32, t / 8 + 64, ...:
     // a warp copies 4 whole 128-byte rows, so each global access is full aligned lines.
-    // Everything that does not change from k-tile to k-tile is computed once, here; this
+    // Everything that does not change from k-block to k-block is computed once, here; this
     // per-thread bookkeeping is the cost that TMA later takes off the threads entirely.
     const int copy_row = static_cast<int>(threadIdx.x) / CHUNKS_PER_ROW;    // 0..31
     const int copy_chunk = static_cast<int>(threadIdx.x) % CHUNKS_PER_ROW;  // 0..7
@@ -263,10 +263,10 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
     cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
 
     // Out of bounds nothing is read (copy_or_zero_16 stores zeros), so src may point anywhere.
-    auto issue_k_tile = [&](int k_tile) {
-        const int k0 = k_tile * BK;
+    auto issue_k_block = [&](int kb) {
+        const int k0 = kb * BK;
         const bool col_in_bounds = k0 + copy_chunk * CHUNK_ELEMS < K;  // K % 8 == 0: whole chunks
-        unsigned char* a_stage = smem + (k_tile % STAGES) * STAGE_BYTES + copy_smem_offset;
+        unsigned char* a_stage = smem + (kb % STAGES) * STAGE_BYTES + copy_smem_offset;
         unsigned char* b_stage = a_stage + A_TILE_BYTES;
 #pragma unroll
         for (int i = 0; i < A_COPIES; ++i) {
@@ -282,40 +282,40 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
         }
     };
 
-    // Fill the ring: k-tiles 0..STAGES-2 in flight before any math. consumer_wait() knows
+    // Fill the ring: k-blocks 0..STAGES-2 in flight before any math. consumer_wait() knows
     // how many stages are in flight behind the oldest, so unlike the raw groups no empty
     // stage is committed past the end of K. At thread scope producer_acquire() and
     // consumer_release() are empty (a slot is freed for everyone by the __syncthreads()
     // of the main loop); they are called anyway, as the pipeline's protocol has them.
 #pragma unroll
-    for (int k_tile = 0; k_tile < STAGES - 1; ++k_tile) {
-        if (k_tile >= k_tiles) break;
+    for (int kb = 0; kb < STAGES - 1; ++kb) {
+        if (kb >= k_blocks) break;
         pipe.producer_acquire();
-        issue_k_tile(k_tile);
+        issue_k_block(kb);
         pipe.producer_commit();
     }
     // VARIANT END
 
-    // ---- main loop: wait for k-tile kt, refill the ring, 4 k-steps of 32 MMAs --------
+    // ---- main loop: wait for k-block kb, refill the ring, 4 k-steps of 32 MMAs -------
     float acc[MMA_TILES_M][MMA_TILES_N][4] = {};
 
-    for (int kt = 0; kt < k_tiles; ++kt) {
+    for (int kb = 0; kb < k_blocks; ++kb) {
         // VARIANT BEGIN: consumer_wait instead of wait_group; the same __syncthreads
-        // consumer_wait: this thread's copies of k-tile kt, the oldest stage, have landed
+        // consumer_wait: this thread's copies of k-block kb, the oldest stage, have landed
         // (cp.async.wait_group with the number of stages committed behind it: 1, or 0 for
-        // the last k-tile).
+        // the last k-block).
         pipe.consumer_wait();
         // ...and everyone else's. The same barrier also proves that every warp has finished
-        // reading k-tile kt-1, whose slot the copies issued next overwrite.
+        // reading k-block kb-1, whose slot the copies issued next overwrite.
         __syncthreads();
-        if (kt + STAGES - 1 < k_tiles) {
+        if (kb + STAGES - 1 < k_blocks) {
             pipe.producer_acquire();
-            issue_k_tile(kt + STAGES - 1);
+            issue_k_block(kb + STAGES - 1);
             pipe.producer_commit();
         }
         // VARIANT END
 
-        const uint32_t a_tile = smem_base + (kt % STAGES) * STAGE_BYTES;
+        const uint32_t a_tile = smem_base + (kb % STAGES) * STAGE_BYTES;
         const uint32_t b_tile = a_tile + A_TILE_BYTES;
 #pragma unroll
         for (int ks = 0; ks < K_STEPS; ++ks) {
