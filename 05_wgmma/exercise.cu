@@ -334,8 +334,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     // that k-block completes; it flips whenever `stage` wraps. k-block kb is the
     // (kb / STAGES)-th use of its slot, so both of the slot's barriers are in phase
     // kb / STAGES for it. The difference from step 04: the slot released in iteration kb
-    // is the PREVIOUS k-block's (prev_stage, with its parity prev_phase), because only
-    // then is the wgmma that read it known to be finished. Per warpgroup:
+    // is the PREVIOUS k-block's (previous_stage, with its parity previous_phase), because
+    // only then is the wgmma that read it known to be finished. Per warpgroup:
     //
     //   wait full[kb] | fence | 4 x wgmma (async) | commit | wait_group 1 | release kb-1
     //                           '-- group kb runs on the tensor cores ------------------>
@@ -351,8 +351,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 
     int stage = 0;
     uint32_t phase = 0;
-    int prev_stage = 0;       // slot of k-block kb-1 (valid from kb = 1 on)
-    uint32_t prev_phase = 0;  // its parity
+    int previous_stage = 0;       // slot of k-block kb-1 (valid from kb = 1 on)
+    uint32_t previous_phase = 0;  // its parity
     for (int kb = 0; kb < k_blocks; ++kb) {
         wait_barrier(&s.full_barrier[stage], phase, "full barrier");
         // Timeline (the first thread of each warpgroup speaks for it, consumer `warpgroup`).
@@ -390,22 +390,22 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         // Release the slot of k-block kb-1. Then the producer (thread 0) acquires it back,
         // once all 8 warps have released it, and refills it with k-block kb-1+STAGES.
         // K-block kb-1 was use (kb-1)/STAGES of its slot: its release completes phase
-        // (kb-1)/STAGES of the empty barrier, parity prev_phase. No deadlock: warp 0
+        // (kb-1)/STAGES of the empty barrier, parity previous_phase. No deadlock: warp 0
         // has arrived before thread 0 waits, and while it waits, group kb of its
         // warpgroup keeps the tensor cores busy. A warp is done with the slot once its
         // wait_group has returned for the group that read it; wait_group is .sync.aligned,
         // so all 32 lanes pass it together and warp_arrive's lane 0 may speak for the warp.
         if (kb > 0) {
-            warp_arrive(&s.empty_barrier[prev_stage], lane);
+            warp_arrive(&s.empty_barrier[previous_stage], lane);
             LADDER_TIMELINE_CONSUMER(warp % 4 == 0 && lane == 0, warpgroup, Release, kb - 1);
             if (threadIdx.x == 0 && kb - 1 + STAGES < k_blocks) {
-                wait_barrier(&s.empty_barrier[prev_stage], prev_phase, "empty barrier");
-                issue_k_block(kb - 1 + STAGES, prev_stage);
+                wait_barrier(&s.empty_barrier[previous_stage], previous_phase, "empty barrier");
+                issue_k_block(kb - 1 + STAGES, previous_stage);
             }
         }
 
-        prev_stage = stage;
-        prev_phase = phase;
+        previous_stage = stage;
+        previous_phase = phase;
         if (++stage == STAGES) {
             stage = 0;
             phase ^= 1;
