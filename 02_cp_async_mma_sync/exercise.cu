@@ -337,24 +337,23 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
 // -------------------------------------------------------------------------------------
 cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
                  int K, cudaStream_t stream) {
-    if (cudaError_t err =
-            check_gemm_args("02_cp_async_mma_sync", A, B, C, M, N, K, NeedsArch::Sm80);
+    constexpr const char* kStep = "02_cp_async_mma_sync";
+    if (cudaError_t err = check_gemm_args(kStep, A, B, C, M, N, K, NeedsArch::Sm80);
         err != cudaSuccess)
         return err;
 
     const long long tiles = static_cast<long long>(ceil_div(M, BM)) * ceil_div(N, BN);
     if (tiles > INT_MAX)
         return fail(cudaErrorInvalidValue,
-                    "02_cp_async_mma_sync: M=%d N=%d needs %lld tiles, more than a grid holds",
-                    M, N, tiles);
+                    "%s: M=%d N=%d needs %lld tiles, more than a grid holds", kStep, M, N, tiles);
 
     // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
-    if (cudaError_t err = allow_dynamic_smem("02_cp_async_mma_sync", gemm_kernel, SMEM_BYTES);
+    if (cudaError_t err = allow_dynamic_smem(kStep, gemm_kernel, SMEM_BYTES);
         err != cudaSuccess)
         return err;
 
     gemm_kernel<<<static_cast<unsigned>(tiles), THREADS, SMEM_BYTES, stream>>>(A, B, C, M, N, K);
-    return check_launch("02_cp_async_mma_sync");
+    return check_launch(kStep);
 }
 
 TileConfig tile_config() { return {BM, BN, BK, STAGES, 0, 1, THREADS}; }

@@ -125,7 +125,8 @@ struct SharedStorage {
 // and round the base up. 4 stages: 196608 + 64 -> sizeof 197632 (padded to 1024) + 1024
 // = 198656 bytes (194 KB), over the 48 KB default, so the host opts in.
 constexpr int SMEM_BYTES = static_cast<int>(sizeof(SharedStorage)) + 1024;
-static_assert(SMEM_BYTES <= 227 * 1024, "fits an H100 (227 KB per block)");
+constexpr size_t SMEM_OPTIN_BYTES = 232448;  // 227 KB: H100's MaxSharedMemoryPerBlockOptin
+static_assert(SMEM_BYTES <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
 static_assert(STAGES >= 3, "one slot read, one landing, one being refilled");
 
 // -------------------------------------------------------------------------------------
@@ -337,36 +338,35 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 // the alternative fills NaN).
 cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
                  int K, cudaStream_t stream) {
-    if (cudaError_t err =
-            check_gemm_args("04_tma_multistage", A, B, C, M, N, K, NeedsArch::Sm90a);
+    constexpr const char* kStep = "04_tma_multistage";
+    if (cudaError_t err = check_gemm_args(kStep, A, B, C, M, N, K, NeedsArch::Sm90a);
         err != cudaSuccess)
         return err;
 
     const long long tiles = static_cast<long long>(ceil_div(M, BM)) * ceil_div(N, BN);
     if (tiles > INT_MAX)
         return fail(cudaErrorInvalidValue,
-                    "04_tma_multistage: M=%d N=%d needs %lld tiles, more than a grid holds",
-                    M, N, tiles);
+                    "%s: M=%d N=%d needs %lld tiles, more than a grid holds", kStep, M, N, tiles);
 
     CUtensorMap a_map;
     CUtensorMap b_map;
     if (cudaError_t err = make_tensor_map_2d(&a_map, A, M, K, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B,
-                                             "04_tma_multistage");
+                                             kStep);
         err != cudaSuccess)
         return err;
     if (cudaError_t err = make_tensor_map_2d(&b_map, B, N, K, BN, BK, CU_TENSOR_MAP_SWIZZLE_128B,
-                                             "04_tma_multistage");
+                                             kStep);
         err != cudaSuccess)
         return err;
 
     // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
-    if (cudaError_t err = allow_dynamic_smem("04_tma_multistage", gemm_kernel, SMEM_BYTES);
+    if (cudaError_t err = allow_dynamic_smem(kStep, gemm_kernel, SMEM_BYTES);
         err != cudaSuccess)
         return err;
 
     gemm_kernel<<<static_cast<unsigned>(tiles), THREADS, SMEM_BYTES, stream>>>(a_map, b_map, C, M,
                                                                              N, K);
-    return check_launch("04_tma_multistage");
+    return check_launch(kStep);
 }
 
 TileConfig tile_config() { return {BM, BN, BK, STAGES, 0, 1, THREADS}; }

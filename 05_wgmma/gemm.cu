@@ -98,8 +98,8 @@ constexpr int CHUNKS_PER_ROW = ROW_BYTES / CHUNK_BYTES;                   // 8
 constexpr int A_TILE_BYTES = BM * ROW_BYTES;                   // 16384
 constexpr int B_TILE_BYTES = BN * ROW_BYTES;                   // 32768
 constexpr int STAGE_BYTES = A_TILE_BYTES + B_TILE_BYTES;       // 49152 = the expect_tx count
-constexpr int SMEM_PER_BLOCK_OPTIN = 227 * 1024;
-constexpr int STAGES = (SMEM_PER_BLOCK_OPTIN - 2 * 1024) / STAGE_BYTES;  // 4
+constexpr size_t SMEM_OPTIN_BYTES = 232448;  // 227 KB: H100's MaxSharedMemoryPerBlockOptin
+constexpr int STAGES = static_cast<int>((SMEM_OPTIN_BYTES - 2 * 1024) / STAGE_BYTES);  // 4
 
 static_assert(ROW_BYTES == 128 && CHUNKS_PER_ROW == 8,
               "the 128-byte swizzle XORs a 3-bit chunk index: rows must be 8 chunks of 16 bytes");
@@ -127,7 +127,7 @@ struct SharedStorage {
 // and round the base up. 4 stages: 196608 + 64 -> sizeof 197632 (padded to 1024) + 1024
 // = 198656 bytes (194 KB), over the 48 KB default, so the host opts in.
 constexpr int SMEM_BYTES = static_cast<int>(sizeof(SharedStorage)) + 1024;
-static_assert(SMEM_BYTES <= SMEM_PER_BLOCK_OPTIN, "fits an H100 (227 KB per block)");
+static_assert(SMEM_BYTES <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
 static_assert(STAGES >= 3, "one slot read, one landing, one being refilled");
 
 // -------------------------------------------------------------------------------------
@@ -420,34 +420,35 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 // describe (see smem_descriptor). Out-of-bounds box elements arrive as zeros.
 cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
                  int K, cudaStream_t stream) {
-    if (cudaError_t err = check_gemm_args("05_wgmma", A, B, C, M, N, K, NeedsArch::Sm90a);
+    constexpr const char* kStep = "05_wgmma";
+    if (cudaError_t err = check_gemm_args(kStep, A, B, C, M, N, K, NeedsArch::Sm90a);
         err != cudaSuccess)
         return err;
 
     const long long tiles = static_cast<long long>(ceil_div(M, BM)) * ceil_div(N, BN);
     if (tiles > INT_MAX)
         return fail(cudaErrorInvalidValue,
-                    "05_wgmma: M=%d N=%d needs %lld tiles, more than a grid holds", M, N, tiles);
+                    "%s: M=%d N=%d needs %lld tiles, more than a grid holds", kStep, M, N, tiles);
 
     CUtensorMap a_map;
     CUtensorMap b_map;
     if (cudaError_t err =
-            make_tensor_map_2d(&a_map, A, M, K, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B, "05_wgmma");
+            make_tensor_map_2d(&a_map, A, M, K, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B, kStep);
         err != cudaSuccess)
         return err;
     if (cudaError_t err =
-            make_tensor_map_2d(&b_map, B, N, K, BN, BK, CU_TENSOR_MAP_SWIZZLE_128B, "05_wgmma");
+            make_tensor_map_2d(&b_map, B, N, K, BN, BK, CU_TENSOR_MAP_SWIZZLE_128B, kStep);
         err != cudaSuccess)
         return err;
 
     // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
-    if (cudaError_t err = allow_dynamic_smem("05_wgmma", gemm_kernel, SMEM_BYTES);
+    if (cudaError_t err = allow_dynamic_smem(kStep, gemm_kernel, SMEM_BYTES);
         err != cudaSuccess)
         return err;
 
     gemm_kernel<<<static_cast<unsigned>(tiles), THREADS, SMEM_BYTES, stream>>>(a_map, b_map, C, M,
                                                                              N, K);
-    return check_launch("05_wgmma");
+    return check_launch(kStep);
 }
 
 TileConfig tile_config() { return {BM, BN, BK, STAGES, CONSUMER_WARPGROUPS, 1, THREADS}; }
