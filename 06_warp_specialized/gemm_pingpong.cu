@@ -12,8 +12,9 @@
 //   * warpgroups 1 and 2, the CONSUMERS: they only wait for full stages, issue wgmma, and
 //     hand each stage back the moment the wgmma that read it has completed.
 //   * setmaxnreg moves registers from the producer (which needs ~30) to the consumers
-//     (which hold 128 fp32 accumulators each), so the consumers can own a 64x256 piece of
-//     C each and the CTA tile grows to 128x256.
+//     (which hold 128 fp32 accumulators each), so each consumer still owns a 64x256 piece
+//     of C and the CTA keeps step 05's 128x256 tile, although a third warpgroup now
+//     shares the register file.
 //   * The cooperative schedule: both consumers work on one 128x256 tile, each on 64 of its
 //     rows, and both read every stage. (The other schedule, ping-pong, is the variant
 //     gemm_pingpong.cu: the consumers take turns on 64x256 tiles of their own, and one
@@ -25,12 +26,11 @@
 //
 // Why it is faster: the tensor cores are fed by a thread that does nothing else, so loads
 // are issued as soon as a slot frees up instead of when a math thread gets around to it;
-// the larger 128x256 tile cuts the bytes loaded per FLOP by a quarter against a 128x128
-// tile (arithmetic intensity 2*128*256 / ((128+256)*2) = 85 FLOP per smem byte loaded, vs 64);
-// one m64n256k16 wgmma per k16 step per warpgroup is the widest tensor-core
-// instruction Hopper has, so the issue overhead per FLOP is the lowest; and the staged
-// epilogue writes C in under a third of the time (2.0 instead of 7.0 us per tile in
-// results/h100/timeline_step06.png).
+// and the staged epilogue writes C in under a third of the time (2.0 instead of 7.0 us
+// per tile in results/h100/timeline_step06.png). What it keeps from step 05 despite the
+// extra warpgroup (setmaxnreg pays for it): the 128x256 tile (arithmetic intensity
+// 2*128*256 / ((128+256)*2) = 85 FLOP per smem byte loaded) and one m64n256k16 wgmma per
+// k16 step per warpgroup, the widest tensor-core instruction Hopper has.
 //
 // Measured: the "Measured" section of README.md in this folder.
 //
