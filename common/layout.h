@@ -1,5 +1,5 @@
 // layout.h: the layout arithmetic of the ladder in one place: where a 16-byte chunk of a
-// k-tile sits in swizzled shared memory, which lane's ldmatrix row address points where,
+// k-block sits in swizzled shared memory, which lane's ldmatrix row address points where,
 // which thread and register of an MMA accumulator hold which element of C, which CTA of a
 // cluster loads which slice of B, and in which order a persistent grid walks the tiles.
 //
@@ -32,7 +32,7 @@ namespace ladder::layout {
 constexpr int kBanks = 32;
 constexpr int kBankBytes = 4;
 constexpr int kChunkBytes = 16;
-constexpr int kSwizzleRowBytes = 128;  // a k-tile row of 64 bf16: one 128-byte swizzle span
+constexpr int kSwizzleRowBytes = 128;  // a k-block row of 64 bf16: one 128-byte swizzle span
 
 LADDER_HOST_DEVICE constexpr int bank_of(uint32_t byte) {
     return static_cast<int>((byte / kBankBytes) % kBanks);
@@ -46,7 +46,7 @@ LADDER_HOST_DEVICE constexpr int bank_group_of(uint32_t byte) {
 LADDER_HOST_DEVICE constexpr int swizzle_chunk(int row, int chunk) { return chunk ^ (row % 8); }
 
 // Byte offset of chunk `chunk` of row `row` in a tile of ROW_BYTES-byte rows, XOR-swizzled.
-// With ROW_BYTES = 128 (every k-tile of A and B, and step 07's C boxes) this is the layout
+// With ROW_BYTES = 128 (every k-block of A and B, and step 07's C boxes) this is the layout
 // CU_TENSOR_MAP_SWIZZLE_128B makes the TMA write into a 1024-byte aligned tile, and the one
 // wgmma reads through a 128B-swizzle descriptor (swizzle_address below, mode B128, is the
 // same thing written on address bits). Step 06 stages 512-byte rows of C with it.
@@ -60,7 +60,7 @@ LADDER_HOST_DEVICE constexpr uint32_t swizzled_offset(int row, int chunk) {
 enum class Swizzle : int { None = 0, B32 = 1, B64 = 2, B128 = 3 };
 
 // Bytes per row of a box in that mode: the box's inner dimension is at most this (none: a
-// row of the ladder's k-tile, 128 bytes).
+// row of the ladder's k-block, 128 bytes).
 LADDER_HOST_DEVICE constexpr int swizzle_span_bytes(Swizzle s) {
     return s == Swizzle::None ? kSwizzleRowBytes : kChunkBytes << static_cast<int>(s);
 }

@@ -25,7 +25,7 @@ uint32_t tile_offset(int row, int chunk, int rows, Swizzle s) {
 }
 
 std::vector<Access> ldmatrix_phase(char operand, int ks, int phase, Swizzle s) {
-    // Step 02's k-tiles: 128 rows of A, 256 of B; a k-step is 2 chunks.
+    // Step 02's k-blocks: 128 rows of A, 256 of B; a k-step is 2 chunks.
     const int rows = operand == 'A' ? 128 : 256;
     std::vector<Access> out;
     for (int lane = 8 * phase; lane < 8 * phase + 8; ++lane) {

@@ -31,7 +31,7 @@ uint32_t tile_offset(int row, int chunk, int rows, Swizzle s);
 
 // Step 02, one phase of one ldmatrix.x4: matrix `phase` (lanes 8*phase..8*phase+7) of the
 // A load (operand 'A': a 16x16 MMA tile) or B load ('B': two n8 tiles) of k-step `ks`, for
-// the warp whose tile starts at row 0 of the k-tile.
+// the warp whose tile starts at row 0 of the k-block.
 std::vector<Access> ldmatrix_phase(char operand, int ks, int phase, Swizzle s);
 
 // Step 05, one 8x8 core matrix of a wgmma operand read: rows 8*core_row..+7 of the 64-row

@@ -18,7 +18,7 @@ using L::Swizzle;
 // ---- swizzle -----------------------------------------------------------------------------
 TEST(LayoutSwizzle, KernelFormIsTheTmaSwizzleOfTheAddress) {
     // The kernels' row/chunk form, the TMA's address-bit form and the tile placement agree
-    // on every chunk of a 256-row k-tile (the B tile of steps 02-07).
+    // on every chunk of a 256-row k-block (the B tile of steps 02-07).
     for (int row = 0; row < 256; ++row)
         for (int chunk = 0; chunk < 8; ++chunk) {
             const uint32_t kernel = L::swizzled_offset(row, chunk);
