@@ -237,6 +237,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     const int thread_in_wg = threadIdx.x % WARPGROUP_THREADS;
     // Consecutive CTAs walk down M inside one column of tiles, so CTAs that run at the same
     // time share B tiles in L2. (Step 07 replaces this with a grouped, persistent order.)
+    // Changed from step 05's row-by-row order: a wave there swept all of B, too big for L2.
     const int tiles_m = (M + BM - 1) / BM;
     const int m0 = static_cast<int>(blockIdx.x % tiles_m) * BM;
     const int n0 = static_cast<int>(blockIdx.x / tiles_m) * BN;
