@@ -81,16 +81,6 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
     return check_launch("01_naive");
 }
 
-TileConfig tile_config() {
-    TileConfig c{};
-    c.bm = BM;
-    c.bn = BN;
-    c.bk = 0;
-    c.stages = 0;
-    c.consumer_warpgroups = 0;
-    c.cluster = 1;
-    c.threads = THREADS;
-    return c;
-}
+TileConfig tile_config() { return {BM, BN, 0, 0, 0, 1, THREADS}; }
 
 }  // namespace ladder::step01

@@ -367,16 +367,6 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
     return check_launch(kStep);
 }
 
-TileConfig tile_config() {
-    TileConfig c{};
-    c.bm = BM;
-    c.bn = BN;
-    c.bk = BK;
-    c.stages = STAGES;
-    c.consumer_warpgroups = 0;
-    c.cluster = 1;
-    c.threads = THREADS;
-    return c;
-}
+TileConfig tile_config() { return {BM, BN, BK, STAGES, 0, 1, THREADS}; }
 
 }  // namespace ladder::step02

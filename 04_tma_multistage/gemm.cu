@@ -369,17 +369,7 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
     return check_launch(kStep);
 }
 
-TileConfig tile_config() {
-    TileConfig c{};
-    c.bm = BM;
-    c.bn = BN;
-    c.bk = BK;
-    c.stages = STAGES;
-    c.consumer_warpgroups = 0;
-    c.cluster = 1;
-    c.threads = THREADS;
-    return c;
-}
+TileConfig tile_config() { return {BM, BN, BK, STAGES, 0, 1, THREADS}; }
 
 LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
 

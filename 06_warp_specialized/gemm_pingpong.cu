@@ -495,15 +495,7 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
 }
 
 TileConfig tile_config() {
-    TileConfig c{};
-    c.bm = BM;
-    c.bn = BN;
-    c.bk = BK;
-    c.stages = STAGES;
-    c.consumer_warpgroups = CONSUMER_WARPGROUPS;
-    c.cluster = 1;
-    c.threads = THREADS;
-    return c;
+    return {BM, BN, BK, STAGES, CONSUMER_WARPGROUPS, 1, THREADS};
 }
 
 LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds

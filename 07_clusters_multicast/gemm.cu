@@ -1016,15 +1016,7 @@ cudaError_t gemm_bm128(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bflo
 // The default tile (128x256) for the planner's table; per problem, describe() says which
 // tile the default variant runs.
 TileConfig tile_config() {
-    TileConfig c{};
-    c.bm = Tile<2>::BM;
-    c.bn = BN;
-    c.bk = BK;
-    c.stages = Tile<2>::STAGES;
-    c.consumer_warpgroups = 2;
-    c.cluster = 2;
-    c.threads = Tile<2>::THREADS;
-    return c;
+    return {Tile<2>::BM, BN, BK, Tile<2>::STAGES, 2, 2, Tile<2>::THREADS};
 }
 
 // One line for the step executable: the tile the planner chose for M x N x K and why.
