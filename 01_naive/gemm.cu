@@ -81,6 +81,8 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
     return check_launch("01_naive");
 }
 
-TileConfig tile_config() { return {BM, BN, 0, 0, 0, 1, THREADS}; }
+TileConfig tile_config() {
+    return {BM, BN, /*bk*/ 0, /*stages*/ 0, /*consumer_warpgroups*/ 0, /*cluster*/ 1, THREADS};
+}
 
 }  // namespace ladder::step01

@@ -379,7 +379,9 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
     return check_launch(kStep);
 }
 
-TileConfig tile_config() { return {BM, BN, BK, STAGES, 0, 1, THREADS}; }
+TileConfig tile_config() {
+    return {BM, BN, BK, STAGES, /*consumer_warpgroups*/ 0, /*cluster*/ 1, THREADS};
+}
 
 LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
 

@@ -455,7 +455,7 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
 }
 
 TileConfig tile_config() {
-    return {BM, BN, BK, STAGES, CONSUMER_WARPGROUPS, 1, THREADS};
+    return {BM, BN, BK, STAGES, CONSUMER_WARPGROUPS, /*cluster*/ 1, THREADS};
 }
 
 LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds

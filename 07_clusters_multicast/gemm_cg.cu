@@ -814,6 +814,21 @@ Schedule make_schedule(int tiles, int k_blocks, int max_clusters, bool share_las
 
 constexpr const char* kStep = "07_clusters_multicast";
 
+// The GPU's SM count, asked once per device: the planner's tile choice
+// needs it on every call, and the persistent grid's size.
+inline cudaError_t sm_count(int* sms) {
+    int device = 0;
+    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
+        return fail(err, "%s: cudaGetDevice: %s", kStep, cudaGetErrorString(err));
+    static PerDeviceCache<int> cache;
+    return cache.get(device, sms, [&](int* out) {
+        if (cudaError_t err = cudaDeviceGetAttribute(out, cudaDevAttrMultiProcessorCount, device);
+            err != cudaSuccess)
+            return fail(err, "%s: cudaDeviceGetAttribute: %s", kStep, cudaGetErrorString(err));
+        return cudaSuccess;
+    });
+}
+
 // One tile height and cluster size. With `transposed` the caller has swapped A with B and M
 // with N: the kernel computes C^T = B A^T and stores it transposed into C.
 template <int CLUSTER, int CONSUMERS>
@@ -869,9 +884,7 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     Resident resident{};
     if (cudaError_t err = resident_cache.get(device, &resident, [&](Resident* r) {
             int sms = 0, ctas_per_sm = 0, max_clusters = 0;
-            if (cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-                err != cudaSuccess)
-                return fail(err, "%s: cudaDeviceGetAttribute: %s", kStep, cudaGetErrorString(err));
+            if (cudaError_t err = sm_count(&sms); err != cudaSuccess) return err;
             if (cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                     &ctas_per_sm, gemm_kernel<1, CONSUMERS>, THREADS, SMEM_BYTES);
                 err != cudaSuccess)
@@ -967,20 +980,6 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     return check_launch(kStep);
 }
 
-// The GPU's SM count, asked once per device: the planner's tile choice needs it on every call.
-inline cudaError_t sm_count(int* sms) {
-    int device = 0;
-    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
-        return fail(err, "%s: cudaGetDevice: %s", kStep, cudaGetErrorString(err));
-    static PerDeviceCache<int> cache;
-    return cache.get(device, sms, [&](int* out) {
-        if (cudaError_t err = cudaDeviceGetAttribute(out, cudaDevAttrMultiProcessorCount, device);
-            err != cudaSuccess)
-            return fail(err, "%s: cudaDeviceGetAttribute: %s", kStep, cudaGetErrorString(err));
-        return cudaSuccess;
-    });
-}
-
 // The planner's choice for this problem on this GPU (common/tile_choice.h): the tile height,
 // and whether to compute C^T = B A^T (a problem of few columns and many rows: A and B, both
 // K-major, swap roles, and the few columns become the rows of the tiles). `consumers` = 1
@@ -1038,7 +1037,8 @@ cudaError_t gemm_bm128(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bflo
 // The default tile (128x256) for the planner's table; per problem, describe() says which
 // tile the default variant runs.
 TileConfig tile_config() {
-    return {Tile<2>::BM, BN, BK, Tile<2>::STAGES, 2, 2, Tile<2>::THREADS};
+    return {Tile<2>::BM, BN, BK, Tile<2>::STAGES, /*consumer_warpgroups*/ 2, /*cluster*/ 2,
+            Tile<2>::THREADS};
 }
 
 // One line for the step executable: the tile the planner chose for M x N x K and why.
