@@ -6,10 +6,10 @@
 // What this step adds over step 06 (the cooperative schedule; ping-pong is dropped, see
 // README.md): four things only Hopper has, or that only pay off with them.
 //   * Thread-block clusters. CLUSTER CTAs (2 by default; gemm_cluster1 and gemm_cluster4
-//     are the variants) take CLUSTER vertically adjacent 128x256 tiles of C, which all need
-//     the SAME 256 rows of B. Each CTA loads a 1/CLUSTER slice of that B box and TMA
-//     multicast writes the slice into the shared memory of every CTA of the cluster: B
-//     crosses L2 -> SM once per cluster instead of once per CTA.
+//     are the variants) take CLUSTER vertically adjacent tiles of C (128x256 on large
+//     problems), which all need the SAME rows of B. Each CTA loads a 1/CLUSTER slice of
+//     that B box and TMA multicast writes the slice into the shared memory of every CTA of
+//     the cluster: B crosses L2 -> SM once per cluster instead of once per CTA.
 //   * Consumers release a stage to EVERY CTA that writes into it (remote mbarrier
 //     arrivals through the cluster's distributed shared memory window), and the cluster
 //     synchronises after barrier init and before exit.
@@ -73,11 +73,13 @@ namespace ladder::step07 {
 // -------------------------------------------------------------------------------------
 // Registers decide the tile, exactly as in step 06: a consumer warpgroup issues wgmma
 // m64n256k16 into 64*256/128 = 128 fp32 accumulators per thread, so each consumer owns 64
-// rows of a 256-column tile. What this step adds is the choice of how many consumers a CTA
-// has: CONSUMERS = 1 or 2 gives a 64x256 or a 128x256 tile (Tile<CONSUMERS>).
+// rows of a 256-column tile. What this step adds is the choice of the tile per problem,
+// Tile<CONSUMERS, COLUMNS>: 1 or 2 consumers (64 or 128 rows) by 256 or 128 columns (wgmma
+// m64n128k16, 64 accumulators per thread).
 //   * 128x256 (step 06's tile) is the ladder's shape for large problems.
-//   * 64x256 has twice as many tiles: it fills the GPU when the problem has few, at the
-//     price of more bytes from L2 per FLOP (40 KB a stage for half the math).
+//   * The smaller tiles make 2 or 4 times as many tiles: they fill the GPU when the
+//     problem has few, at the price of more bytes from L2 per FLOP (128x128: 32 KB a stage
+//     for half the math of 128x256's 48 KB).
 // The planner picks one per problem (common/tile_choice.h, README.md section 6). A third
 // consumer (192x256, 22% fewer bytes per FLOP) does not compile: 512 threads start with
 // 65536/512 = 128 registers each, ptxas allocates the whole kernel within that, and a
@@ -85,20 +87,18 @@ namespace ladder::step07 {
 //
 // Shared memory (227 KB = 232448 bytes a CTA may opt in to): C staging for the TMA store
 // (one 64x128 bf16 tile per consumer, 16 KB each), the barriers and 2 KB of alignment
-// slack; then as many stages of A (BM x 64) and B (256 x 64) as fit:
-//   1 consumer:  16 KB + 5 stages x 40 KB = 216 KB
-//   2 consumers: 32 KB + 4 stages x 48 KB = 224 KB
+// slack; then as many stages of A (BM x 64) and B (BN x 64) as fit:
+//   64x256:  16 KB + 5 stages x 40 KB = 216 KB      64x128:  16 KB + 8 stages x 24 KB = 208 KB
+//   128x256: 32 KB + 4 stages x 48 KB = 224 KB      128x128: 32 KB + 6 stages x 32 KB = 224 KB
 // (All of a consumer's 64x256 piece would be 32 KB: it is stored in two 128-column halves
 // through one 16 KB buffer, waiting for the first store to have read the buffer before
 // the second, so that the stages keep the room.)
-// Clusters do not change any of this: the B box of a stage is still 256 rows; only who
+// Clusters do not change any of this: the B box of a stage is still BN rows; only who
 // loads which slice of it changes. So the tile and stage shapes do not depend on CLUSTER.
-constexpr int BN = 256;  // columns of C per CTA (one B box, shared by the cluster)
 constexpr int BK = 64;   // K extent of one stage
 constexpr int WARPGROUP_THREADS = 128;
 constexpr int WGMMA_M = 64;  // rows of C per consumer: one wgmma m64
 constexpr int WGMMA_K = 16;  // K of one wgmma (bf16)
-constexpr int ACC_REGS = WGMMA_M * BN / WARPGROUP_THREADS;  // 128 fp32 accumulators per thread
 constexpr int MAX_CONSUMERS = 2;
 constexpr int SWIZZLE_BYTES = 128;            // CU_TENSOR_MAP_SWIZZLE_128B
 constexpr size_t SMEM_OPTIN_BYTES = 232448;  // 227 KB: H100's MaxSharedMemoryPerBlockOptin
@@ -110,20 +110,19 @@ constexpr int GROUP_M_TILES = 16;
 // Stream-K (see Schedule and make_schedule): how many clusters share the last wave is
 // decided by stream_k::sharing_clusters (common/stream_k.h), from constants measured on the
 // H200; the planner uses the same rule to predict this launch.
-constexpr uint32_t B_STAGE_BYTES = BN * BK * sizeof(__nv_bfloat16);  // 32 KB
 constexpr uint32_t C_STAGE_BYTES = WGMMA_M * EPI_N * sizeof(__nv_bfloat16);  // 16 KB per consumer
-// Rows of the 256-row B box that one CTA of a cluster loads and multicasts.
-template <int CLUSTER>
-constexpr int B_SLICE_ROWS = BN / CLUSTER;
-template <int CLUSTER>
-constexpr uint32_t B_SLICE_BYTES = B_SLICE_ROWS<CLUSTER> * BK * sizeof(__nv_bfloat16);
 
-template <int CONSUMERS>
+template <int CONSUMERS, int COLUMNS>
 struct Tile {
     static constexpr int CONSUMER_WARPGROUPS = CONSUMERS;
     static constexpr int BM = WGMMA_M * CONSUMERS;  // rows of C per CTA
+    static constexpr int BN = COLUMNS;  // columns of C per CTA (one B box, shared by the cluster)
+    static constexpr int ACC_REGS = WGMMA_M * BN / WARPGROUP_THREADS;  // fp32 accumulators per thread
     static constexpr int THREADS = (1 + CONSUMERS) * WARPGROUP_THREADS;
     static constexpr uint32_t A_STAGE_BYTES = BM * BK * sizeof(__nv_bfloat16);
+    static constexpr uint32_t B_STAGE_BYTES = BN * BK * sizeof(__nv_bfloat16);
+    // A consumer's partial tile for stream-K: 64 x BN fp32 (64 KB at BN = 256).
+    static constexpr int PARTIAL_FLOATS = WGMMA_M * BN;
     // The most stages that fit beside the C staging, the barriers and the alignment slack.
     static constexpr int STAGES =
         static_cast<int>((SMEM_OPTIN_BYTES - CONSUMERS * C_STAGE_BYTES - 2048) /
@@ -150,10 +149,13 @@ struct Tile {
     static constexpr size_t SMEM_BYTES = sizeof(SharedStorage) + 1024;
 
     static_assert(CONSUMERS >= 1 && CONSUMERS <= MAX_CONSUMERS, "64 or 128 rows");
+    static_assert(BN == 128 || BN == 256, "wgmma m64n128k16 or m64n256k16 (wgmma.cuh)");
+    static_assert(BN % EPI_N == 0, "whole epilogue rounds of EPI_N columns");
     static_assert(BM <= 256, "a TMA box has at most 256 rows");
     static_assert(STAGES >= 2, "a consumer holds one stage while it waits for the next");
     static_assert(SMEM_BYTES <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
-    static_assert(A_STAGE_BYTES % 1024 == 0, "A tiles stay 1024-aligned");
+    static_assert(A_STAGE_BYTES % 1024 == 0 && B_STAGE_BYTES % 1024 == 0,
+                  "A and B tiles stay 1024-aligned");
     static_assert(PRODUCER_REGISTERS % 8 == 0 && CONSUMER_REGISTERS % 8 == 0,
                   "setmaxnreg counts are multiples of 8");
     static_assert(PRODUCER_REGISTERS >= 24 && CONSUMER_REGISTERS <= 256,
@@ -170,17 +172,29 @@ struct Tile {
                   "an mbarrier transaction count is below 2^20");
 };
 
+// Rows of the BN-row B box that one CTA of a cluster loads and multicasts.
+template <int CLUSTER, class T>
+constexpr int B_SLICE_ROWS = T::BN / CLUSTER;
+template <int CLUSTER, class T>
+constexpr uint32_t B_SLICE_BYTES = B_SLICE_ROWS<CLUSTER, T> * BK * sizeof(__nv_bfloat16);
+
 static_assert(WGMMA_M == 64, "each consumer issues wgmma with M = 64");
-static_assert(BN % 8 == 0 && BN >= 8 && BN <= 256, "wgmma N is a multiple of 8 up to 256");
 static_assert(BK * sizeof(__nv_bfloat16) == SWIZZLE_BYTES,
               "a k-block row must be exactly one 128-byte swizzle span");
 static_assert(C_BOX * sizeof(__nv_bfloat16) == SWIZZLE_BYTES,
               "a C store box row must be exactly one 128-byte swizzle span");
 static_assert(BK % WGMMA_K == 0, "whole wgmma k16 steps per stage");
-static_assert(BN % EPI_N == 0 && EPI_N % C_BOX == 0, "whole store boxes per epilogue round");
-static_assert(B_STAGE_BYTES % 1024 == 0 && C_STAGE_BYTES % 1024 == 0,
-              "B and C tiles stay 1024-aligned");
-static_assert(Tile<1>::STAGES == 5 && Tile<2>::STAGES == 4, "the derivation above");
+static_assert(EPI_N % C_BOX == 0, "whole store boxes per epilogue round");
+static_assert(C_STAGE_BYTES % 1024 == 0, "C tiles stay 1024-aligned");
+static_assert(Tile<1, 256>::STAGES == 5 && Tile<2, 256>::STAGES == 4 && Tile<1, 128>::STAGES == 8 &&
+                  Tile<2, 128>::STAGES == 6,
+              "the derivation above");
+static_assert(Tile<1, 128>::STAGES == tile_choice::stages({64, 128}) &&
+                  Tile<2, 128>::STAGES == tile_choice::stages({128, 128}) &&
+                  Tile<1, 256>::STAGES == tile_choice::stages({64, 256}) &&
+                  Tile<2, 256>::STAGES == tile_choice::stages({128, 256}),
+              "the planner models the stages the kernel holds");
+static_assert(B_SLICE_BYTES<4, Tile<2, 128>> % 1024 == 0, "every multicast slice stays 1024-aligned");
 
 // -------------------------------------------------------------------------------------
 // Device helpers carried over from steps 03 to 06
@@ -282,6 +296,18 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int col0, i
                                     src);
 }
 
+// Two accumulators as bf16 into shared memory at a 32-bit address of the .shared window
+// (PTX ISA "st"). The epilogue's tile sits in the 1024-aligned struct found by pointer
+// arithmetic on the generic address, so through a pointer the compiler cannot tell it is
+// shared memory and emits generic stores (SASS ST.E), each keeping its own 64-bit address
+// in two registers; st.shared is SASS STS with a 32-bit address.
+__device__ __forceinline__ void store_shared_bf16x2(uint32_t addr, float lo, float hi) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    const uint32_t bits = static_cast<uint32_t>(__bfloat16_as_ushort(v.x)) |
+                          static_cast<uint32_t>(__bfloat16_as_ushort(v.y)) << 16;
+    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(bits) : "memory");
+}
+
 // How the epilogue writes C (launch_tile decides): a TMA store where C's tensor map exists,
 // step 06's direct stores where it cannot (N % 8 != 0), or direct stores of the transpose
 // when the kernel computes C^T = B A^T for a problem of few columns (README.md section 6).
@@ -293,6 +319,7 @@ enum CStore : int { kStoreTma = 0, kStoreDirect = 1, kStoreTransposed = 2 };
 // layout, as in the epilogue below): four 2-byte stores, at offsets 0, 8, ldc and ldc + 8
 // from one pointer that moves 8 rows of C per block. The 8 lanes that share a column write
 // neighbouring elements of one row of C.
+template <int ACC_REGS>
 __device__ __forceinline__ void store_tile_transposed(__nv_bfloat16* c_tile, int ldc, int rows_left,
                                                       int cols_left, int warp, int lane,
                                                       const float (&acc)[ACC_REGS]) {
@@ -385,17 +412,16 @@ __device__ inline int partial_holders(const Schedule& s, int g, int tile) {
     return holders;
 }
 
-// A consumer's partial tile in the workspace: 64x256 fp32, stored in the accumulators'
+// A consumer's partial tile in the workspace: 64 x BN fp32, stored in the accumulators'
 // own register order (thread t's acc[4q..4q+3] at float4 q*128 + t), so that writing and
 // reading it back are both fully coalesced 16-byte accesses and no layout is involved.
 // Slot = the CTA that wrote it (a cluster publishes at most one partial: the first piece
 // of its run) and the consumer.
-constexpr int PARTIAL_FLOATS = WGMMA_M * BN;  // 64 KB of fp32 per consumer
-template <int CONSUMERS>
+template <class T>
 __device__ __forceinline__ float4* partial_slot(float* partials, int cta, int consumer) {
     return reinterpret_cast<float4*>(partials +
-                                     (static_cast<size_t>(cta) * CONSUMERS + consumer) *
-                                         PARTIAL_FLOATS);
+                                     (static_cast<size_t>(cta) * T::CONSUMER_WARPGROUPS + consumer) *
+                                         T::PARTIAL_FLOATS);
 }
 
 // Publishing and collecting a partial tile across CTAs (CUDA C++ memory model; libcu++
@@ -421,18 +447,18 @@ __device__ __forceinline__ void await_partial(int* flag, int barrier_id, int thr
 }
 
 // The cluster tiles of an M x N problem, as (rows, columns): a cluster tile is CLUSTER
-// vertically adjacent CTA tiles (CLUSTER*128 rows x 256 columns). The host sizes the
+// vertically adjacent CTA tiles (CLUSTER*BM rows x BN columns). The host sizes the
 // schedule with it and the kernel places tiles with it, so the two always agree.
-template <int CLUSTER, int CONSUMERS, int BM = Tile<CONSUMERS>::BM>
+template <int CLUSTER, class T>
 __host__ __device__ inline int2 cluster_tile_grid(int M, int N) {
-    const int tiles_m = (M + BM - 1) / BM;
-    const int tiles_n = (N + BN - 1) / BN;
+    const int tiles_m = (M + T::BM - 1) / T::BM;
+    const int tiles_n = (N + T::BN - 1) / T::BN;
     return make_int2((tiles_m + CLUSTER - 1) / CLUSTER, tiles_n);
 }
 
 // Persistent tile order. The grid is a fixed set of clusters; cluster c takes cluster
 // tiles c, c + clusters, c + 2*clusters, ... A cluster tile is CLUSTER vertically
-// adjacent CTA tiles (CLUSTER*128 rows x 256 columns). Numbering them row by row would
+// adjacent CTA tiles (CLUSTER*128 rows x 256 columns with the large tile). Numbering them row by row would
 // put the ~66 tiles in flight at one moment on one or two rows of tiles: the same A rows,
 // but every B column of the matrix. Grouped order instead walks a band of
 // GROUP_M_TILES*128 = 2048 rows column by column, so the tiles in flight form a block of
@@ -444,24 +470,24 @@ __host__ __device__ inline int2 cluster_tile_grid(int M, int N) {
 //                                                         3  7 11 15 19 ...
 //                                                        (next group below) ...
 // Returns the first row and column of C of this CTA's part of cluster tile `tile`.
-template <int CLUSTER, int CONSUMERS, int BM = Tile<CONSUMERS>::BM>
+template <int CLUSTER, class T>
 __device__ __forceinline__ int2 tile_origin(int tile, int cluster_rows, int tiles_n,
                                             uint32_t rank) {
     const layout::TilePlace place =
         layout::tile_place(layout::TileOrder::Grouped, tile, cluster_rows, tiles_n,
                            layout::group_rows_for(GROUP_M_TILES, CLUSTER));
-    return make_int2((place.cluster_row * CLUSTER + static_cast<int>(rank)) * BM,
-                     place.tile_col * BN);
+    return make_int2((place.cluster_row * CLUSTER + static_cast<int>(rank)) * T::BM,
+                     place.tile_col * T::BN);
 }
 
 // tile_origin with the tile grid worked out from M and N where it is needed: the
 // producer's 40 registers are full, and a few integer instructions per tile are cheaper
 // than a value held for the whole kernel and spilled.
-template <int CLUSTER, int CONSUMERS>
+template <int CLUSTER, class T>
 __device__ __forceinline__ int2 cta_origin(int tile, int M, int N, uint32_t rank) {
     asm volatile("" : "+r"(M), "+r"(N));  // opaque copies: the compiler cannot hoist the grid
-    const int2 grid = cluster_tile_grid<CLUSTER, CONSUMERS>(M, N);
-    return tile_origin<CLUSTER, CONSUMERS>(tile, grid.x, grid.y, rank);
+    const int2 grid = cluster_tile_grid<CLUSTER, T>(M, N);
+    return tile_origin<CLUSTER, T>(tile, grid.x, grid.y, rank);
 }
 
 // %clusterid.x (the CTA's index without a cluster launch), read by each warpgroup after its
@@ -487,19 +513,20 @@ __device__ __forceinline__ int read_cluster_id() {
 //                 Until then no producer of the cluster may write its slice again.
 // Stage and phase run on across tiles: fill f is the f-th k-block this CTA loads, over
 // all its tiles, and producer and consumers walk the same tile sequence.
-template <int CLUSTER, int CONSUMERS>
-__global__ void __launch_bounds__(Tile<CONSUMERS>::THREADS, 1)
+template <int CLUSTER, class T>
+__global__ void __launch_bounds__(T::THREADS, 1)
 gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
             const __grid_constant__ CUtensorMap c_map, __nv_bfloat16* __restrict__ C, int M,
             int N, int K, int c_store, const Schedule sched, float* __restrict__ partials,
             int* __restrict__ flags) {
     // ---- setup: carve shared memory, find this CTA's place, initialise the barriers -----
-    using T = Tile<CONSUMERS>;
-    constexpr int STAGES = T::STAGES, CONSUMER_WARPGROUPS = CONSUMERS;
-    constexpr uint32_t A_STAGE_BYTES = T::A_STAGE_BYTES;
+    constexpr int STAGES = T::STAGES, CONSUMER_WARPGROUPS = T::CONSUMER_WARPGROUPS;
+    constexpr int BN = T::BN, ACC_REGS = T::ACC_REGS;
+    constexpr uint32_t A_STAGE_BYTES = T::A_STAGE_BYTES, B_STAGE_BYTES = T::B_STAGE_BYTES;
+    constexpr int B_SLICE = B_SLICE_ROWS<CLUSTER, T>;
     // Arrivals that complete an empty barrier: one per consumer warpgroup of every CTA in
     // the cluster, because every CTA of the cluster writes a slice of B into every stage.
-    constexpr uint32_t EMPTY_ARRIVALS = CONSUMERS * CLUSTER;
+    constexpr uint32_t EMPTY_ARRIVALS = CONSUMER_WARPGROUPS * CLUSTER;
     extern __shared__ uint8_t smem_raw[];
     const uintptr_t smem_base = (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023};
     auto& s = *reinterpret_cast<typename T::SharedStorage*>(smem_base);
@@ -535,7 +562,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             WorkCursor work(sched, cluster_id);
             WorkUnit unit;
             while (work.next_unit(sched, unit)) {
-                const int2 origin = cta_origin<CLUSTER, CONSUMERS>(unit.tile, M, N, rank);
+                const int2 origin = cta_origin<CLUSTER, T>(unit.tile, M, N, rank);
                 const int m0 = origin.x, n0 = origin.y;
                 // Boxes wholly outside the matrix are not issued (and their bytes not
                 // expected): when M is not a multiple of CLUSTER*128 the last CTAs of a
@@ -544,10 +571,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 // and columns of C that are never stored. All CTAs of a cluster share n0,
                 // so they agree on b_slices.
                 const bool a_in_bounds = m0 < M;
-                const int b_slices = min(CLUSTER, (N - n0 + B_SLICE_ROWS<CLUSTER> - 1) /
-                                                      B_SLICE_ROWS<CLUSTER>);
+                const int b_slices = min(CLUSTER, (N - n0 + B_SLICE - 1) / B_SLICE);
                 const uint32_t tx_bytes = (a_in_bounds ? A_STAGE_BYTES : 0u) +
-                                          static_cast<uint32_t>(b_slices) * B_SLICE_BYTES<CLUSTER>;
+                                          static_cast<uint32_t>(b_slices) * B_SLICE_BYTES<CLUSTER, T>;
                 for (int kb = unit.kb_begin; kb < unit.kb_end; ++kb, ++fill) {
                     wait_barrier(&s.empty_barrier[stage], phase ^ 1u, "empty barrier");
                     LADDER_TIMELINE_PRODUCER(LoadIssue, fill);
@@ -607,7 +633,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         WorkUnit unit;
 
         while (work.next_unit(sched, unit)) {
-            const int2 origin = cta_origin<CLUSTER, CONSUMERS>(unit.tile, M, N, rank);
+            const int2 origin = cta_origin<CLUSTER, T>(unit.tile, M, N, rank);
             const int m0 = origin.x, n0 = origin.y;
 
             // ---- main loop: wgmma on full stages, hand each back as soon as it is read -
@@ -624,8 +650,11 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 for (int k = 0; k < BK / WGMMA_K; ++k) {
                     const uint32_t k_step = k * WGMMA_K * sizeof(__nv_bfloat16) >> 4;  // 32 B
                     const uint32_t accumulate = (kb > unit.kb_begin || k > 0) ? 1u : 0u;
-                    wgmma_m64n256k16(acc, smem_descriptor_with_lo(a_desc + k_step),
-                                     smem_descriptor_with_lo(b_desc + k_step), accumulate);
+                    const uint64_t a = smem_descriptor_with_lo(a_desc + k_step);
+                    const uint64_t b = smem_descriptor_with_lo(b_desc + k_step);
+                    // The tile's width is the wgmma's N (wgmma.cuh has both shapes).
+                    if constexpr (BN == 256) wgmma_m64n256k16(acc, a, b, accumulate);
+                    else wgmma_m64n128k16(acc, a, b, accumulate);
                 }
                 wgmma_commit_group();
                 // Keep this k-block's wgmma running and wait only for the previous one:
@@ -661,7 +690,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             const int barrier_id = EPILOGUE_BARRIER_ID + consumer;
             if (unit.kb_begin > 0) {
                 // Not the tile's first k-block: the owner finishes the tile. Publish and go on.
-                float4* slot = partial_slot<CONSUMERS>(partials, cta, consumer);
+                float4* slot = partial_slot<T>(partials, cta, consumer);
 #pragma unroll
                 for (int q = 0; q < ACC_REGS / 4; ++q)
                     slot[q * WARPGROUP_THREADS + thread_in_wg] =
@@ -671,13 +700,16 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             }
             if (unit.kb_end < sched.k_blocks) {
                 // The owner: the next clusters hold the rest of the tile. Add their partials
-                // in order, eight 16-byte loads in flight per thread at a time (32 registers).
-                constexpr int IN_FLIGHT = 8;
+                // in order, sixteen 16-byte loads in flight per thread at a time (64
+                // registers: all of a 64x128 partial at once). The owner waits out each
+                // round trip to L2, so the bytes in flight set the fix-up's speed.
+                constexpr int IN_FLIGHT = 16;
+                static_assert((ACC_REGS / 4) % IN_FLIGHT == 0, "whole rounds of loads");
                 const int holders = partial_holders(sched, cluster_id, unit.tile);
                 for (int h = 1; h <= holders; ++h) {
                     const int peer = (cluster_id + h) * CLUSTER + static_cast<int>(rank);
                     await_partial(&flags[peer * CONSUMER_WARPGROUPS + consumer], barrier_id, thread_in_wg);
-                    const float4* slot = partial_slot<CONSUMERS>(partials, peer, consumer);
+                    const float4* slot = partial_slot<T>(partials, peer, consumer);
 #pragma unroll
                     for (int q0 = 0; q0 < ACC_REGS / 4; q0 += IN_FLIGHT) {
                         float4 v[IN_FLIGHT];
@@ -697,29 +729,30 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             // Timeline: each tile's epilogue keeps its own slot, under the tile's first fill.
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueStart, first_fill);
             if (c_store == kStoreTma) {
-                uint8_t* c_smem = reinterpret_cast<uint8_t*>(s.c[consumer]);
+                const void* c_tile = s.c[consumer];  // for the TMA store
+                const uint32_t c_smem = static_cast<uint32_t>(__cvta_generic_to_shared(c_tile));
+                constexpr int PART_REGS = ACC_REGS / (BN / EPI_N);  // accumulators per round
 #pragma unroll
-                for (int half = 0; half < BN / EPI_N; ++half) {
+                for (int part = 0; part < BN / EPI_N; ++part) {
                     // The buffer is free once the previous store has finished reading it.
                     // CCCL: cuda::ptx::cp_async_bulk_wait_group_read(n32_t<0>)
                     // PTX:  cp.async.bulk.wait_group.read 0;
                     if (thread_in_wg == 0)
                         cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
                     named_barrier_sync(EPILOGUE_BARRIER_ID + consumer, WARPGROUP_THREADS);
-                    // Columns [128*half, +128) of the piece = two 64x64 boxes, each stored
+                    // Columns [128*part, +128) of the piece = two 64x64 boxes, each stored
                     // 128B-swizzled like the TMA loads: 16-byte chunk c of row r sits at
                     // chunk c ^ (r % 8). A warp's 32 four-byte stores for one j cover 8
                     // rows x one chunk, which the XOR spreads over all 32 banks.
 #pragma unroll
-                    for (int j = half * (ACC_REGS / 2); j < (half + 1) * (ACC_REGS / 2); j += 2) {
+                    for (int j = part * PART_REGS; j < (part + 1) * PART_REGS; j += 2) {
                         const int row = layout::wgmma_acc_row(warp, lane, j);
-                        const int n8 = (j / 4) % (EPI_N / 8);  // n8 block inside this half
+                        const int n8 = (j / 4) % (EPI_N / 8);  // n8 block inside this part
                         const int box = n8 / (C_BOX / 8);      // which 64x64 box
                         const int chunk = n8 % (C_BOX / 8);    // 16-byte chunk in the box row
                         const uint32_t offset =
                             box * C_BOX * C_BOX * 2 + layout::swizzled_offset(row, chunk) + 4 * (lane % 4);
-                        *reinterpret_cast<__nv_bfloat162*>(c_smem + offset) =
-                            __floats2bfloat162_rn(acc[j], acc[j + 1]);
+                        store_shared_bf16x2(c_smem + offset, acc[j], acc[j + 1]);
                     }
                     // Ordinary stores, read next by the async proxy (TMA): fence, then make
                     // sure all 128 threads' stores are in before one thread issues the copy.
@@ -730,9 +763,10 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                     if (thread_in_wg == 0) {
 #pragma unroll
                         for (int box = 0; box < EPI_N / C_BOX; ++box) {
-                            const int col0 = n0 + half * EPI_N + box * C_BOX;
+                            const int col0 = n0 + part * EPI_N + box * C_BOX;
                             if (col0 < N)
-                                tma_store_2d(&c_map, col0, row0, c_smem + box * C_BOX * C_BOX * 2);
+                                tma_store_2d(&c_map, col0, row0,
+                                             static_cast<const uint8_t*>(c_tile) + box * C_BOX * C_BOX * 2);
                         }
                         // PTX: cp.async.bulk.commit_group;
                         cuda::ptx::cp_async_bulk_commit_group();
@@ -809,16 +843,16 @@ inline cudaError_t sm_count(int* sms) {
 
 // One tile height and cluster size. With `transposed` the caller has swapped A with B and M
 // with N: the kernel computes C^T = B A^T and stores it transposed into C.
-template <int CLUSTER, int CONSUMERS>
+template <int CLUSTER, class T>
 cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
                         int N, int K, cudaStream_t stream, bool share_last_wave, bool transposed) {
-    using T = Tile<CONSUMERS>;
-    constexpr int BM = T::BM, THREADS = T::THREADS, CONSUMER_WARPGROUPS = CONSUMERS;
+    constexpr int BM = T::BM, BN = T::BN, THREADS = T::THREADS;
+    constexpr int CONSUMER_WARPGROUPS = T::CONSUMER_WARPGROUPS;
     constexpr size_t SMEM_BYTES = T::SMEM_BYTES;
     // Tile origins are int: check_gemm_args keeps M and N 2^16 below 2^31, far more than
     // (tiles + one cluster of padding) * 128 needs.
-    const int2 grid = cluster_tile_grid<CLUSTER, CONSUMERS>(M, N);
-    const int2 plain_grid = cluster_tile_grid<1, CONSUMERS>(M, N);  // CTA tiles
+    const int2 grid = cluster_tile_grid<CLUSTER, T>(M, N);
+    const int2 plain_grid = cluster_tile_grid<1, T>(M, N);  // CTA tiles
     const long long cta_tiles = static_cast<long long>(plain_grid.x) * plain_grid.y;
     if (cta_tiles > INT_MAX / 2)
         return fail(cudaErrorInvalidValue, "%s: %d x %d tiles are too many", kStep, plain_grid.x,
@@ -826,12 +860,12 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     const int cluster_tiles = grid.x * grid.y;
 
     // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
-    // Both kernels may be launched: gemm_kernel<1, CONSUMERS> is the one without a cluster launch.
+    // Both kernels may be launched: gemm_kernel<1, T> is the one without a cluster launch.
     if (cudaError_t err =
-            allow_dynamic_smem(kStep, gemm_kernel<CLUSTER, CONSUMERS>, static_cast<int>(SMEM_BYTES));
+            allow_dynamic_smem(kStep, gemm_kernel<CLUSTER, T>, static_cast<int>(SMEM_BYTES));
         err != cudaSuccess)
         return err;
-    if (cudaError_t err = allow_dynamic_smem(kStep, gemm_kernel<1, CONSUMERS>, static_cast<int>(SMEM_BYTES));
+    if (cudaError_t err = allow_dynamic_smem(kStep, gemm_kernel<1, T>, static_cast<int>(SMEM_BYTES));
         err != cudaSuccess)
         return err;
 
@@ -864,13 +898,13 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
             int sms = 0, ctas_per_sm = 0, max_clusters = 0;
             if (cudaError_t err = sm_count(&sms); err != cudaSuccess) return err;
             if (cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                    &ctas_per_sm, gemm_kernel<1, CONSUMERS>, THREADS, SMEM_BYTES);
+                    &ctas_per_sm, gemm_kernel<1, T>, THREADS, SMEM_BYTES);
                 err != cudaSuccess)
                 return fail(err, "%s: cudaOccupancyMaxActiveBlocksPerMultiprocessor: %s", kStep,
                             cudaGetErrorString(err));
             config.gridDim = dim3(CLUSTER);
             if (cudaError_t err =
-                    cudaOccupancyMaxActiveClusters(&max_clusters, gemm_kernel<CLUSTER, CONSUMERS>, &config);
+                    cudaOccupancyMaxActiveClusters(&max_clusters, gemm_kernel<CLUSTER, T>, &config);
                 err != cudaSuccess)
                 return fail(err, "%s: cudaOccupancyMaxActiveClusters (cluster size %d): %s", kStep,
                             CLUSTER, cudaGetErrorString(err));
@@ -893,17 +927,17 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     // README.md, "Cluster launch or not"), most likely because it is packed onto fewer
     // SMs' shared resources instead of spread out. With fewer tiles than SMs the L2
     // traffic multicast saves was never the limit. Such problems, and cluster size 1, run
-    // gemm_kernel<1, CONSUMERS> with a plain <<<>>> launch.
+    // gemm_kernel<1, T> with a plain <<<>>> launch.
     const bool clustered = CLUSTER > 1 && cta_tiles > resident_ctas;
 
-    // A box: the CTA's 128 rows. B box: this CTA's slice, BN/CLUSTER of the 256 rows, or all
-    // 256 without clusters. C box: 64x64, stored from 128B-swizzled shared memory.
+    // A box: the CTA's BM rows. B box: this CTA's slice, BN/CLUSTER of the BN rows, or all
+    // BN without clusters. C box: 64x64, stored from 128B-swizzled shared memory.
     CUtensorMap a_map{}, b_map{}, c_map{};
     if (cudaError_t err = make_tensor_map_2d(&a_map, A, M, K, BM, BK,
                                              CU_TENSOR_MAP_SWIZZLE_128B, kStep);
         err != cudaSuccess)
         return err;
-    if (cudaError_t err = make_tensor_map_2d(&b_map, B, N, K, clustered ? B_SLICE_ROWS<CLUSTER> : BN,
+    if (cudaError_t err = make_tensor_map_2d(&b_map, B, N, K, clustered ? B_SLICE_ROWS<CLUSTER, T> : BN,
                                              BK, CU_TENSOR_MAP_SWIZZLE_128B, kStep);
         err != cudaSuccess)
         return err;
@@ -935,7 +969,7 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
         const size_t flag_bytes =
             (static_cast<size_t>(resident_ctas) * MAX_CONSUMERS * sizeof(int) + 255) / 256 * 256;
         const size_t ctas = static_cast<size_t>(sched.clusters) * (clustered ? CLUSTER : 1);
-        const size_t partial_bytes = ctas * CONSUMER_WARPGROUPS * PARTIAL_FLOATS * sizeof(float);
+        const size_t partial_bytes = ctas * CONSUMER_WARPGROUPS * T::PARTIAL_FLOATS * sizeof(float);
         void* workspace = nullptr;
         if (cudaError_t err = stream_workspace(kStep, stream, flag_bytes + partial_bytes, &workspace);
             err != cudaSuccess)
@@ -945,12 +979,12 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     }
 
     if (!clustered) {
-        gemm_kernel<1, CONSUMERS><<<static_cast<unsigned>(sched.clusters), THREADS, SMEM_BYTES, stream>>>(
+        gemm_kernel<1, T><<<static_cast<unsigned>(sched.clusters), THREADS, SMEM_BYTES, stream>>>(
             a_map, b_map, c_map, C, M, N, K, c_store, sched, partials, flags);
         return check_launch(kStep);
     }
     config.gridDim = dim3(static_cast<unsigned>(sched.clusters * CLUSTER));
-    if (cudaError_t err = cudaLaunchKernelEx(&config, gemm_kernel<CLUSTER, CONSUMERS>, a_map, b_map, c_map, C,
+    if (cudaError_t err = cudaLaunchKernelEx(&config, gemm_kernel<CLUSTER, T>, a_map, b_map, c_map, C,
                                              M, N, K, c_store, sched, partials, flags);
         err != cudaSuccess)
         return fail(err, "%s: cudaLaunchKernelEx (cluster size %d): %s", kStep, CLUSTER,
@@ -958,13 +992,13 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     return check_launch(kStep);
 }
 
-// The planner's choice for this problem on this GPU (common/tile_choice.h): the tile height,
-// and whether to compute C^T = B A^T (a problem of few columns and many rows: A and B, both
-// K-major, swap roles, and the few columns become the rows of the tiles). `consumers` = 1
-// or 2 forces a 64- or 128-row tile instead of the planner's.
+// The planner's choice for this problem on this GPU (common/tile_choice.h): the tile, and
+// whether to compute C^T = B A^T (a problem of few columns and many rows: A and B, both
+// K-major, swap roles, and the few columns become the rows of the tiles). `forced`, where
+// given, runs that tile instead of the planner's (the variants that measure the choice).
 template <int CLUSTER>
 cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
-                   int K, cudaStream_t stream, int consumers, bool share_last_wave) {
+                   int K, cudaStream_t stream, tile_choice::Shape forced, bool share_last_wave) {
     if (cudaError_t err = check_gemm_args(kStep, A, B, C, M, N, K, NeedsArch::Sm90a);
         err != cudaSuccess)
         return err;
@@ -975,48 +1009,64 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
         std::swap(A, B);
         std::swap(M, N);
     }
-    switch (consumers ? consumers : plan.consumers) {
-        case 1: return launch_tile<CLUSTER, 1>(A, B, C, M, N, K, stream, share_last_wave, plan.transposed);
-        default: return launch_tile<CLUSTER, 2>(A, B, C, M, N, K, stream, share_last_wave, plan.transposed);
-    }
+    const tile_choice::Shape tile = forced.rows ? forced : plan.shape;
+    const bool t = plan.transposed, share = share_last_wave;
+    if (tile.rows == 64 && tile.columns == 128)
+        return launch_tile<CLUSTER, Tile<1, 128>>(A, B, C, M, N, K, stream, share, t);
+    if (tile.rows == 128 && tile.columns == 128)
+        return launch_tile<CLUSTER, Tile<2, 128>>(A, B, C, M, N, K, stream, share, t);
+    if (tile.rows == 64) return launch_tile<CLUSTER, Tile<1, 256>>(A, B, C, M, N, K, stream, share, t);
+    return launch_tile<CLUSTER, Tile<2, 256>>(A, B, C, M, N, K, stream, share, t);
 }
+
+constexpr tile_choice::Shape kPlannersTile{0, 0};
 
 cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
                  int K, cudaStream_t stream) {
-    return launch<2>(A, B, C, M, N, K, stream, 0, true);
+    return launch<2>(A, B, C, M, N, K, stream, kPlannersTile, true);
 }
 
 cudaError_t gemm_dataparallel(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C,
                               int M, int N, int K, cudaStream_t stream) {
-    return launch<2>(A, B, C, M, N, K, stream, 0, false);
+    return launch<2>(A, B, C, M, N, K, stream, kPlannersTile, false);
 }
 
 cudaError_t gemm_cluster1(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
                           int N, int K, cudaStream_t stream) {
-    return launch<1>(A, B, C, M, N, K, stream, 0, true);
+    return launch<1>(A, B, C, M, N, K, stream, kPlannersTile, true);
 }
 
 cudaError_t gemm_cluster4(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
                           int N, int K, cudaStream_t stream) {
-    return launch<4>(A, B, C, M, N, K, stream, 0, true);
+    return launch<4>(A, B, C, M, N, K, stream, kPlannersTile, true);
 }
 
-// One tile height, whatever the planner would choose: to measure the alternatives.
+// One tile, whatever the planner would choose: to measure the alternatives.
 cudaError_t gemm_bm64(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
                       int N, int K, cudaStream_t stream) {
-    return launch<2>(A, B, C, M, N, K, stream, 1, true);
+    return launch<2>(A, B, C, M, N, K, stream, {64, 256}, true);
 }
 
 cudaError_t gemm_bm128(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
                        int N, int K, cudaStream_t stream) {
-    return launch<2>(A, B, C, M, N, K, stream, 2, true);
+    return launch<2>(A, B, C, M, N, K, stream, {128, 256}, true);
+}
+
+cudaError_t gemm_bm64n128(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
+                          int N, int K, cudaStream_t stream) {
+    return launch<2>(A, B, C, M, N, K, stream, {64, 128}, true);
+}
+
+cudaError_t gemm_bm128n128(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C,
+                           int M, int N, int K, cudaStream_t stream) {
+    return launch<2>(A, B, C, M, N, K, stream, {128, 128}, true);
 }
 
 // The default tile (128x256) for the planner's table; per problem, describe() says which
 // tile the default variant runs.
 TileConfig tile_config() {
-    return {Tile<2>::BM, BN, BK, Tile<2>::STAGES, /*consumer_warpgroups*/ 2, /*cluster*/ 2,
-            Tile<2>::THREADS};
+    using T = Tile<2, 256>;
+    return {T::BM, T::BN, BK, T::STAGES, /*consumer_warpgroups*/ 2, /*cluster*/ 2, T::THREADS};
 }
 
 // One line for the step executable: the tile the planner chose for M x N x K and why.

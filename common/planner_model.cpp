@@ -94,9 +94,16 @@ Candidate step07_launch(const Machine& machine, const std::string& variant, Prob
     const tile_choice::Estimate choice = tile_choice::choose(
         problem.m, problem.n, problem.k, machine.sm_count, c.cluster, variant != "dataparallel");
     if (choice.transposed) std::swap(problem.m, problem.n);
-    // The tile height: forced by bm64/bm128, else common/tile_choice.h's rule (the kernel's).
-    const int consumers = variant == "bm64" ? 1 : variant == "bm128" ? 2 : choice.consumers;
-    if (consumers == 1) c.bm = 64, c.consumer_warpgroups = 1, c.threads = 256, c.stages = 5;
+    // The tile: forced by bm64, bm128, bm64n128 and bm128n128, else common/tile_choice.h's
+    // rule (the kernel's), with the stages the kernel's Tile holds.
+    tile_choice::Shape tile = choice.shape;
+    if (variant == "bm64") tile = {64, 256};
+    if (variant == "bm128") tile = {128, 256};
+    if (variant == "bm64n128") tile = {64, 128};
+    if (variant == "bm128n128") tile = {128, 128};
+    c.bm = tile.rows, c.bn = tile.columns, c.consumer_warpgroups = tile.rows / 64;
+    c.threads = (c.consumer_warpgroups + 1) * 128;
+    c.stages = tile_choice::stages(tile);
     const long long cta_tiles = ceil_div(problem.m, c.bm) * ceil_div(problem.n, c.bn);
     if (cta_tiles <= machine.sm_count) c.cluster = 1;
     if (variant == "dataparallel" || machine.sm_count < c.cluster) return c;

@@ -9,7 +9,7 @@
 namespace ladder {
 
 constexpr int kStepCount = 7;
-constexpr int kMaxVariants = 7;
+constexpr int kMaxVariants = 9;
 
 struct Variant {
     const char* name;        // "" for a step with a single schedule

@@ -3,9 +3,10 @@
 // as it launches. Plain C++ (host only), a few dozen integer operations: it runs on every
 // call.
 //
-// A tile is 64 x CONSUMERS rows by 256 columns (one consumer warpgroup per 64 rows). The
-// rule counts the tiles of the problem, the waves the persistent grid runs, and whether
-// stream-K (common/stream_k.h) shares the last one; from those it picks the height.
+// A tile is 64 x CONSUMERS rows (one consumer warpgroup per 64 rows) by 256 or 128 columns.
+// The rule counts the tiles of the problem and how full the persistent grid's waves are;
+// from those it picks the tile. It also says whether stream-K (common/stream_k.h) shares
+// the last wave, which the kernel decides by the same rule.
 #pragma once
 
 #include <cstdio>
@@ -15,34 +16,36 @@
 
 namespace ladder::tile_choice {
 
-// Measured on the H200 (07_clusters_multicast/README.md, section 6), each height forced in
-// one process against cuBLAS: a 64-row tile doubles the CTAs, but a k-block of it costs
-// almost what a 128-row one does (its 32 KB B box is most of the 40 KB a stage loads), and
-// on a full GPU it moves 1.67x the bytes per FLOP. So it pays in two cases only:
-//   * M <= 64: the same number of tiles either way, and half of a 128-row tile is padding
-//     (64x4096x4096: 0.69x cuBLAS instead of 0.65x);
-//   * the 128-row grid would keep at most a quarter of the SMs busy and stream-K cannot
-//     spread its k-blocks (K too short for the runs to pay, common/stream_k.h): 1024^3,
-//     32 tiles of 16 k-blocks, 0.76x instead of 0.54x.
-// Elsewhere the 64-row tile lost: 1000x1992x2056 (64 tiles) 0.61x against 0.73x, 4096x64x4096
-// (32 tiles, shared by stream-K) 0.40x against 0.48x, 4096^3 0.93x against 0.99x.
-constexpr long long kQuarter = 4;
+// A tile's rows (64 or 128) and columns (128 or 256).
+struct Shape {
+    int rows, columns;
+};
+
+// The stages step 07's Tile holds (its gemm.cu checks the two agree): as many k-blocks of A
+// (rows x 64) and B (columns x 64) bf16 as fit in the 227 KB a CTA may opt in to, beside
+// the epilogue's C staging (16 KB per 64 rows), the barriers and 2 KB of alignment slack.
+constexpr int stages(Shape s) {
+    return static_cast<int>((232448 - (s.rows / 64) * 16384 - 2048) / ((s.rows + s.columns) * 64 * 2));
+}
 
 struct Estimate {
-    int consumers;         // 1 (64x256) or 2 (128x256)
+    int consumers;         // 1 (64 rows) or 2 (128 rows)
     long long tiles;       // CTA tiles of the problem
     long long waves;       // waves of schedule units (CTAs, or clusters above one wave)
     int sharing_clusters;  // clusters that share the last wave (stream-K), 0 for none
     const char* reason;
     bool transposed;       // computed as C^T = B A^T (see transposes)
+    Shape shape;           // 64 * consumers rows by 128 or 256 columns
+    long long units;       // schedule units (cluster tiles above one wave of CTA tiles)
+    long long slots;       // units that run at once: resident clusters, or CTAs
 };
 
-// The schedule of a tile of `consumers` x 64 rows on a GPU of `sms` SMs with clusters of
-// `cluster` CTAs, as step 07 launches it (clusters only above one wave of CTA tiles).
-inline Estimate estimate(long long m, long long n, long long k, int sms, int cluster,
-                         int consumers, bool share_last_wave = true) {
-    const long long bm = 64LL * consumers;
-    const long long tiles_m = (m + bm - 1) / bm, tiles_n = (n + 255) / 256;
+// The schedule of a tile on a GPU of `sms` SMs with clusters of `cluster` CTAs, as step 07
+// launches it (clusters only above one wave of CTA tiles).
+inline Estimate estimate(long long m, long long n, long long k, int sms, int cluster, Shape tile,
+                         bool share_last_wave = true) {
+    const long long tiles_m = (m + tile.rows - 1) / tile.rows;
+    const long long tiles_n = (n + tile.columns - 1) / tile.columns;
     const long long tiles = tiles_m * tiles_n;
     const long long unit = cluster > 1 && tiles > sms ? cluster : 1;  // CTAs per schedule unit
     const long long units = ((tiles_m + unit - 1) / unit) * tiles_n;
@@ -50,54 +53,87 @@ inline Estimate estimate(long long m, long long n, long long k, int sms, int clu
     const long long leftover = units % slots;
     const int sharing =
         share_last_wave ? stream_k::last_wave(leftover, (k + 63) / 64, slots).clusters : 0;
-    return {consumers, tiles, units / slots + (leftover ? 1 : 0), sharing, "", false};
+    return {tile.rows / 64, tiles, units / slots + (leftover ? 1 : 0), sharing, "", false, tile,
+            units, slots};
 }
 
-// The height for M x N x K: 128x256 unless one of the two cases above holds.
-inline Estimate choose_height(long long m, long long n, long long k, int sms, int cluster,
-                              bool share_last_wave = true) {
-    Estimate tall = estimate(m, n, k, sms, cluster, 2, share_last_wave);
+// How full the waves of a schedule are: units / (waves * slots), 1 when every wave is full.
+inline double wave_fill(const Estimate& e) {
+    return static_cast<double>(e.units) / static_cast<double>(e.waves * e.slots);
+}
+
+// Measured on the H200 (07_clusters_multicast/README.md, section 6), each of the four tiles
+// forced in one process against cuBLAS. 128x256 moves the fewest bytes per FLOP and is the
+// fastest per k-block of work; the smaller tiles pay in L2 traffic (128x128: 1.33x the
+// bytes per FLOP, 64x128: 2x) and win only by putting more SMs to work:
+//   * few tiles (at most a quarter of the SMs' worth of 128x256, or M <= 64): 64x128, four
+//     times the tiles (1024^3: 0.92x cuBLAS against 0.55x; 128x8192x8192: 0.98x against
+//     0.91x; 64x4096x4096: 0.79x against 0.71x for 64x256);
+//   * up to half the SMs' worth: 128x128, twice the tiles (256x8192x4096: 0.96x against
+//     0.88x);
+//   * more: 128x256, unless its last wave leaves many SMs idle where 128x128's would not
+//     (3072^3: 2.18 waves of 128x256, 4.36 of 128x128; 0.92x against 0.87x). kFillGain is
+//     how much fuller 128x128's waves must be: a k-block of it does half the work of a
+//     128x256 one in a little more than half the time.
+// 64x256 is never the best of the four (it was before 128-column tiles existed).
+constexpr long long kQuarter = 4;
+constexpr double kFillGain = 0.10;
+
+// The tile for M x N x K (the problem as computed, after any transpose).
+inline Estimate choose_tile(long long m, long long n, long long k, int sms, int cluster,
+                            bool share_last_wave = true) {
+    const Estimate large = estimate(m, n, k, sms, cluster, {128, 256}, share_last_wave);
     if (m <= 64) {
-        Estimate e = estimate(m, n, k, sms, cluster, 1, share_last_wave);
+        Estimate e = estimate(m, n, k, sms, cluster, {64, 128}, share_last_wave);
         e.reason = "M <= 64: half of a 128-row tile would be padding";
         return e;
     }
-    if (tall.tiles * kQuarter <= sms && tall.sharing_clusters == 0) {
-        Estimate e = estimate(m, n, k, sms, cluster, 1, share_last_wave);
-        e.reason = "128-row tiles would fill at most a quarter of the SMs, and K is too short "
-                   "for stream-K";
+    if (large.tiles * kQuarter <= sms) {
+        Estimate e = estimate(m, n, k, sms, cluster, {64, 128}, share_last_wave);
+        e.reason = "128x256 tiles would fill at most a quarter of the SMs";
         return e;
     }
-    tall.reason = tall.tiles * kQuarter <= sms ? "stream-K spreads the k-blocks of few tiles"
-                                               : "enough tiles for 128 rows";
-    return tall;
+    const Estimate half = estimate(m, n, k, sms, cluster, {128, 128}, share_last_wave);
+    if (large.tiles * 2 <= sms) {
+        Estimate e = half;
+        e.reason = "128x256 tiles would fill at most half of the SMs";
+        return e;
+    }
+    if (wave_fill(half) >= wave_fill(large) + kFillGain) {
+        Estimate e = half;
+        e.reason = "128x128's waves are fuller than 128x256's";
+        return e;
+    }
+    Estimate e = large;
+    e.reason = "enough tiles for 128x256";
+    return e;
 }
 
 // A problem of at most 128 columns and more rows than columns is computed as its transpose,
-// C^T = B A^T: A and B are both K-major, so they only swap roles, and the tiles' 256
-// columns then run along M instead of padding N. Measured on the H200 (README.md section 6),
+// C^T = B A^T: A and B are both K-major, so they only swap roles, and the tiles' columns
+// then run along M instead of padding N. Measured on the H200 (README.md section 6),
 // 8192x128x8192 ran at 0.48x cuBLAS untransposed, where 128x8192x8192 runs at 0.92x.
 inline bool transposes(long long m, long long n) { return n <= 128 && m > n; }
 
-// What step 07 runs for M x N x K: the transpose where transposes() says so, and the height
-// choose_height() picks for the problem it then computes.
+// What step 07 runs for M x N x K: the transpose where transposes() says so, and the tile
+// choose_tile() picks for the problem it then computes.
 inline Estimate choose(long long m, long long n, long long k, int sms, int cluster,
                        bool share_last_wave = true) {
-    if (!transposes(m, n)) return choose_height(m, n, k, sms, cluster, share_last_wave);
-    Estimate e = choose_height(n, m, k, sms, cluster, share_last_wave);
+    if (!transposes(m, n)) return choose_tile(m, n, k, sms, cluster, share_last_wave);
+    Estimate e = choose_tile(n, m, k, sms, cluster, share_last_wave);
     e.transposed = true;
     return e;
 }
 
 // One line: the chosen tile, its tiles and waves, the schedule and why, e.g.
-// "tile 64x256: 64 tiles, 1 wave of 132 SMs, data-parallel: 128-row tiles would fill ...".
+// "tile 64x128: 128 tiles, 1 wave of 132 SMs, data-parallel: 128x256 tiles would fill ...".
 inline std::string explain(long long m, long long n, long long k, int sms, int cluster,
                            bool share_last_wave = true) {
     const Estimate e = choose(m, n, k, sms, cluster, share_last_wave);
     char line[320];
-    std::snprintf(line, sizeof line, "%stile %dx256: %lld tiles, %lld wave%s of %d SMs, %s: %s",
-                  e.transposed ? "C^T = B A^T (N <= 128 < M), " : "", 64 * e.consumers, e.tiles,
-                  e.waves, e.waves == 1 ? "" : "s", sms,
+    std::snprintf(line, sizeof line, "%stile %dx%d: %lld tiles, %lld wave%s of %d SMs, %s: %s",
+                  e.transposed ? "C^T = B A^T (N <= 128 < M), " : "", e.shape.rows,
+                  e.shape.columns, e.tiles, e.waves, e.waves == 1 ? "" : "s", sms,
                   e.sharing_clusters ? "last wave shared (stream-K)" : "data-parallel", e.reason);
     return line;
 }

@@ -23,6 +23,7 @@ namespace {
 
 const Problem k4096{4096, 4096, 4096};
 const std::string kH100File = std::string(LADDER_SOURCE_DIR) + "/results/h100/machine.json";
+const std::string kH200File = std::string(LADDER_SOURCE_DIR) + "/results/h200/machine.json";
 
 Plan step_plan(int step, const std::string& variant = "", Problem problem = k4096) {
     return plan_step(h100_sxm(), step, variant, problem);
@@ -120,25 +121,32 @@ TEST(PlannerModel, Step07LaunchesAsItsKernelDecides) {
     const Problem skinny{64, 4096, 4096};
     const Plan p = step_plan(7, "cluster2", skinny);
     EXPECT_EQ(p.candidate.cluster, 1);
-    EXPECT_EQ(p.candidate.stream_k, 64);
+    EXPECT_EQ(p.candidate.stream_k, 128);
     EXPECT_EQ(step_plan(7, "dataparallel", skinny).candidate.stream_k, 0);  // never shares
     // 4096^3 in clusters of 2: 256 tiles on 66 clusters leave 58; shared by all 66, a run of
     // 57 k-blocks + 12 + 2 x 4 = 77 is longer than the 64 of a tile: no sharing, clusters stay.
     EXPECT_EQ(step_plan(7, "cluster2").candidate.stream_k, 0);
     EXPECT_EQ(step_plan(7, "cluster2").candidate.cluster, 2);
-    // 1000x1992x2056: 64 tiles, 33 k-blocks: S = 128 costs 17 + 12 + 4 = 33, not shorter.
+    // 1000x1992x2056: 128 tiles of 128x128 (common/tile_choice.h), one wave: nothing left over.
     EXPECT_EQ(step_plan(7, "", Problem{1000, 1992, 2056}).candidate.stream_k, 0);
+    // Forced to 128x256: 64 tiles, 33 k-blocks: S = 128 costs 17 + 12 + 4 = 33, not shorter.
+    EXPECT_EQ(step_plan(7, "bm128", Problem{1000, 1992, 2056}).candidate.stream_k, 0);
 }
 
 TEST(PlannerModel, ASharedTilePaysForItsPartials) {
-    // 64x4096x4096 (M <= 64: the 64x256 tile, common/tile_choice.h) shared by 64 CTAs: each
-    // tile in 4 runs of 16 k-blocks. A holder writes a 64x256 fp32 partial (64 KiB) at its
-    // share of the 16-byte store bandwidth; the owner reads the other 3 at one SM's L2 rate,
-    // then stores C as usual.
-    const Machine m = h100_sxm();
-    const Plan shared = step_plan(7, "", Problem{64, 4096, 4096});
-    const Plan whole = step_plan(7, "dataparallel", Problem{64, 4096, 4096});
-    const double partial = 64.0 * 256 * 4;
+    // 64x4096x4096 (M <= 64: the 64x128 tile, common/tile_choice.h) shared by 128 CTAs: each
+    // of the 32 tiles in 4 runs of 16 k-blocks. A holder writes a 64x128 fp32 partial (32 KiB)
+    // at its share of the 16-byte store bandwidth; the owner reads the other 3 at one SM's L2
+    // rate, then stores C as usual. On the H200 as measured (its machine file) sharing is
+    // predicted faster, as it ran: 18.7 us shared, 20.4 us data-parallel (07's README,
+    // section 6).
+    Machine m = h200();
+    std::string error;
+    ASSERT_TRUE(read_machine_file(kH200File, &m, &error)) << error;
+    const Plan shared = plan_step(m, 7, "", Problem{64, 4096, 4096});
+    const Plan whole = plan_step(m, 7, "dataparallel", Problem{64, 4096, 4096});
+    EXPECT_EQ(shared.candidate.stream_k, 128);
+    const double partial = 64.0 * 128 * 4;
     EXPECT_NEAR(shared.prediction.epilogue_ns - whole.prediction.epilogue_ns,
                 partial / (m.store16_tbps * 1e3 / m.sm_count) + 3 * partial / m.tma_one_sm_gbps, 1e-6);
     EXPECT_NEAR(shared.prediction.tile_ns, 16 * shared.prediction.kblock_ns + shared.prediction.epilogue_ns, 1e-6);
@@ -153,9 +161,10 @@ TEST(PlannerModel, ASharedTilePaysForItsPartials) {
 }
 
 TEST(PlannerModel, DramReadsBoundTheLoopsNotTheEpilogue) {
-    // 128x8192x8192 shared by 128 CTAs (each tile in 4 runs of 32 k-blocks), but B (128 MiB)
-    // must come from DRAM while the loops run; the shared tiles' epilogue comes after that.
-    const Prediction r = step_plan(7, "", Problem{128, 8192, 8192}).prediction;
+    // 128x8192x8192 in 128x256 tiles (bm128) shared by 128 CTAs (each tile in 4 runs of 32
+    // k-blocks), but B (128 MiB) must come from DRAM while the loops run; the shared tiles'
+    // epilogue comes after that.
+    const Prediction r = step_plan(7, "bm128", Problem{128, 8192, 8192}).prediction;
     const double reads = (128.0 * 8192 + 8192.0 * 8192) * 2 / (h100_sxm().dram_tbps * 1e3);
     EXPECT_NEAR(r.dram_ns, reads, 1e-6);
     EXPECT_EQ(r.limiter, "DRAM bandwidth");
@@ -308,35 +317,49 @@ TEST(PlannerModel, ChooseConfigReturnsTheFastestCandidate) {
 
 // Step 07's tile choice (common/tile_choice.h) on the H200's 132 SMs, clusters of 2: the
 // worked examples of 07_clusters_multicast/README.md, section 6.
-TEST(TileChoice, PicksTheHeightAndTheTransposeOfTheWorkedExamples) {
+TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     struct Case {
         long long m, n, k;
-        int consumers;
+        int rows, columns;
         bool transposed;
         int sharing_clusters;
     };
     const Case cases[] = {
-        {512, 512, 512, 1, false, 0},       // 8 tiles of 128 rows, 8 k-blocks: too short to share
-        {1024, 1024, 1024, 1, false, 0},    // 32 tiles of 128 rows, a quarter of the SMs at most
-        {2048, 2048, 2048, 2, false, 0},    // 128 tiles: enough for 128 rows
-        {1000, 1992, 2056, 2, false, 0},    // 64 tiles of 128 rows: half the SMs
-        {4096, 4096, 4096, 2, false, 0},    // 4 waves; sharing the last one does not pay
-        {64, 4096, 4096, 1, false, 64},     // M <= 64: 16 tiles either way, shared by stream-K
-        {4096, 64, 4096, 1, true, 64},      // C^T: 64 x 4096, as the row above
-        {8192, 128, 8192, 2, true, 128},    // C^T: 128 x 8192, 32 tiles shared by stream-K
-        {128, 8192, 8192, 2, false, 128},   // the same problem as computed above
+        {512, 512, 512, 64, 128, false, 0},        // 8 tiles of 128x256: 32 of 64x128
+        {1024, 1024, 1024, 64, 128, false, 0},     // 32 of 128x256, a quarter of the SMs at most
+        {1536, 1536, 1536, 128, 256, false, 0},    // 72 of 128x256: more than half the SMs
+        {2048, 2048, 2048, 128, 256, false, 0},    // 128 tiles: one full wave
+        {3072, 3072, 3072, 128, 128, false, 48},   // 2.18 waves of 128x256, 4.36 of 128x128
+        {1000, 1992, 2056, 128, 128, false, 0},    // 64 of 128x256: at most half the SMs
+        {256, 8192, 4096, 128, 128, false, 0},     // the same count, 128 tiles of 128x128
+        {4096, 4096, 4096, 128, 256, false, 0},    // 4 waves; sharing the last one does not pay
+        {64, 4096, 4096, 64, 128, false, 128},     // M <= 64: 32 tiles, shared by stream-K
+        {4096, 64, 4096, 64, 128, true, 128},      // C^T: 64 x 4096, as the row above
+        {8192, 128, 8192, 64, 128, true, 0},       // C^T: 128 x 8192, 128 tiles of 64x128
+        {128, 8192, 8192, 64, 128, false, 0},      // the same problem as computed above
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k));
         const ladder::tile_choice::Estimate e = ladder::tile_choice::choose(c.m, c.n, c.k, 132, 2);
-        EXPECT_EQ(e.consumers, c.consumers);
+        EXPECT_EQ(e.shape.rows, c.rows);
+        EXPECT_EQ(e.shape.columns, c.columns);
+        EXPECT_EQ(e.consumers, c.rows / 64);
         EXPECT_EQ(e.transposed, c.transposed);
         EXPECT_EQ(e.sharing_clusters, c.sharing_clusters);
     }
-    // The planner predicts the kernel it launches: the transposed problem, the chosen height.
+    // The planner predicts the kernel it launches: the transposed problem, the chosen tile
+    // and the stages the kernel holds for it.
     const Plan t = step_plan(7, "", Problem{8192, 128, 8192});
     EXPECT_EQ(t.problem.m, 128);
     EXPECT_EQ(t.problem.n, 8192);
-    EXPECT_EQ(step_plan(7, "", Problem{1024, 1024, 1024}).candidate.bm, 64);
-    EXPECT_EQ(step_plan(7, "bm128", Problem{1024, 1024, 1024}).candidate.bm, 128);
+    const Candidate small = step_plan(7, "", Problem{1024, 1024, 1024}).candidate;
+    EXPECT_EQ(small.bm, 64);
+    EXPECT_EQ(small.bn, 128);
+    EXPECT_EQ(small.stages, 8);
+    const Candidate forced = step_plan(7, "bm128", Problem{1024, 1024, 1024}).candidate;
+    EXPECT_EQ(forced.bm, 128);
+    EXPECT_EQ(forced.bn, 256);
+    EXPECT_EQ(forced.stages, 4);
+    EXPECT_EQ(step_plan(7, "bm128n128", Problem{4096, 4096, 4096}).candidate.bn, 128);
+    EXPECT_EQ(step_plan(7, "bm128n128", Problem{4096, 4096, 4096}).candidate.stages, 6);
 }
