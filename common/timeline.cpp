@@ -21,11 +21,14 @@
     __attribute__((weak)) cudaError_t set_timeline(const timeline::Buffer&); \
     }
 LADDER_DECLARE_TIMELINE_HOOK(step03)
+LADDER_DECLARE_TIMELINE_HOOK(step03_barrier)  // 03_tma_single_stage/gemm_barrier.cu
+LADDER_DECLARE_TIMELINE_HOOK(step03_bulk1d)   // 03_tma_single_stage/gemm_bulk1d.cu
 LADDER_DECLARE_TIMELINE_HOOK(step04)
 LADDER_DECLARE_TIMELINE_HOOK(step05)
 LADDER_DECLARE_TIMELINE_HOOK(step06)
 LADDER_DECLARE_TIMELINE_HOOK(step06_pingpong)  // 06_warp_specialized/gemm_pingpong.cu
 LADDER_DECLARE_TIMELINE_HOOK(step07)
+LADDER_DECLARE_TIMELINE_HOOK(step07_cg)  // 07_clusters_multicast/gemm_cg.cu
 #undef LADDER_DECLARE_TIMELINE_HOOK
 
 namespace ladder::timeline {
@@ -34,14 +37,19 @@ namespace {
 using AttachFn = cudaError_t (*)(const Buffer&);
 
 // The hook of the file that holds `variant` of `step` ("" or null: the step's gemm.cu).
+// A variant file's kernel records into its own file's buffer, so it needs its own hook;
+// the other variants are gemm.cu's kernels launched another way.
 AttachFn hook_for(int step, const char* variant) {
-    const bool pingpong = variant != nullptr && std::strcmp(variant, "pingpong") == 0;
+    auto is = [&](const char* name) { return variant != nullptr && std::strcmp(variant, name) == 0; };
     switch (step) {
-        case 3: return step03::set_timeline;
+        case 3:
+            return is("barrier") ? step03_barrier::set_timeline
+                   : is("bulk1d") ? step03_bulk1d::set_timeline
+                                  : step03::set_timeline;
         case 4: return step04::set_timeline;
         case 5: return step05::set_timeline;
-        case 6: return pingpong ? step06_pingpong::set_timeline : step06::set_timeline;
-        case 7: return step07::set_timeline;
+        case 6: return is("pingpong") ? step06_pingpong::set_timeline : step06::set_timeline;
+        case 7: return is("cg") ? step07_cg::set_timeline : step07::set_timeline;
         default: return nullptr;  // steps 01-02 have no TMA pipeline to draw
     }
 }
