@@ -74,12 +74,12 @@ namespace ladder::step07 {
 // Registers decide the tile, exactly as in step 06: a consumer warpgroup issues wgmma
 // m64n256k16 into 64*256/128 = 128 fp32 accumulators per thread, so each consumer owns 64
 // rows of a 256-column tile. What this step adds is the choice of the tile per problem,
-// Tile<CONSUMERS, COLUMNS>: 1 or 2 consumers (64 or 128 rows) by 256 or 128 columns (wgmma
-// m64n128k16, 64 accumulators per thread).
+// Tile<CONSUMERS, COLUMNS>: 1 or 2 consumers (64 or 128 rows) by 256, 192 or 128 columns
+// (wgmma m64n192k16 or m64n128k16: 96 or 64 accumulators per thread).
 //   * 128x256 (step 06's tile) is the ladder's shape for large problems.
-//   * The smaller tiles make 2 or 4 times as many tiles: they fill the GPU when the
-//     problem has few, at the price of more bytes from L2 per FLOP (128x128: 32 KB a stage
-//     for half the math of 128x256's 48 KB).
+//   * The smaller tiles make more tiles: they fill the GPU when the problem has few, or
+//     fill its waves better, at the price of more bytes from L2 per FLOP (128x128: 32 KB a
+//     stage for half the math of 128x256's 48 KB).
 // The planner picks one per problem (common/tile_choice.h, README.md section 6). A third
 // consumer (192x256, 22% fewer bytes per FLOP) does not compile: 512 threads start with
 // 65536/512 = 128 registers each, ptxas allocates the whole kernel within that, and a
@@ -90,6 +90,7 @@ namespace ladder::step07 {
 // slack; then as many stages of A (BM x 64) and B (BN x 64) as fit:
 //   64x256:  16 KB + 5 stages x 40 KB = 216 KB      64x128:  16 KB + 8 stages x 24 KB = 208 KB
 //   128x256: 32 KB + 4 stages x 48 KB = 224 KB      128x128: 32 KB + 6 stages x 32 KB = 224 KB
+//   128x192: 32 KB + 4 stages x 40 KB = 192 KB
 // (All of a consumer's 64x256 piece would be 32 KB: it is stored in two 128-column halves
 // through one 16 KB buffer, waiting for the first store to have read the buffer before
 // the second, so that the stages keep the room.)
@@ -123,6 +124,9 @@ struct Tile {
     static constexpr uint32_t B_STAGE_BYTES = BN * BK * sizeof(__nv_bfloat16);
     // A consumer's partial tile for stream-K: 64 x BN fp32 (64 KB at BN = 256).
     static constexpr int PARTIAL_FLOATS = WGMMA_M * BN;
+    // Columns the epilogue stages per round through the consumer's 64x128 C buffer: 128,
+    // or one 64-column box at a time where 128 does not divide the width (192).
+    static constexpr int EPI_COLUMNS = BN % EPI_N == 0 ? EPI_N : C_BOX;
     // The most stages that fit beside the C staging, the barriers and the alignment slack.
     static constexpr int STAGES =
         static_cast<int>((SMEM_OPTIN_BYTES - CONSUMERS * C_STAGE_BYTES - 2048) /
@@ -149,8 +153,8 @@ struct Tile {
     static constexpr size_t SMEM_BYTES = sizeof(SharedStorage) + 1024;
 
     static_assert(CONSUMERS >= 1 && CONSUMERS <= MAX_CONSUMERS, "64 or 128 rows");
-    static_assert(BN == 128 || BN == 256, "wgmma m64n128k16 or m64n256k16 (wgmma.cuh)");
-    static_assert(BN % EPI_N == 0, "whole epilogue rounds of EPI_N columns");
+    static_assert(BN == 128 || BN == 192 || BN == 256, "wgmma m64n{128,192,256}k16 (wgmma.cuh)");
+    static_assert(BN % EPI_COLUMNS == 0 && EPI_COLUMNS % C_BOX == 0, "whole store boxes per round");
     static_assert(BM <= 256, "a TMA box has at most 256 rows");
     static_assert(STAGES >= 2, "a consumer holds one stage while it waits for the next");
     static_assert(SMEM_BYTES <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
@@ -194,7 +198,10 @@ static_assert(Tile<1, 128>::STAGES == tile_choice::stages({64, 128}) &&
                   Tile<1, 256>::STAGES == tile_choice::stages({64, 256}) &&
                   Tile<2, 256>::STAGES == tile_choice::stages({128, 256}),
               "the planner models the stages the kernel holds");
-static_assert(B_SLICE_BYTES<4, Tile<2, 128>> % 1024 == 0, "every multicast slice stays 1024-aligned");
+static_assert(Tile<2, 192>::STAGES == 4 && Tile<2, 192>::STAGES == tile_choice::stages({128, 192}),
+              "the derivation above");
+static_assert(B_SLICE_BYTES<4, Tile<2, 128>> % 1024 == 0 && B_SLICE_BYTES<4, Tile<2, 192>> % 1024 == 0,
+              "every multicast slice stays 1024-aligned");
 
 // -------------------------------------------------------------------------------------
 // Device helpers carried over from steps 03 to 06
@@ -654,6 +661,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                     const uint64_t b = smem_descriptor_with_lo(b_desc + k_step);
                     // The tile's width is the wgmma's N (wgmma.cuh has both shapes).
                     if constexpr (BN == 256) wgmma_m64n256k16(acc, a, b, accumulate);
+                    else if constexpr (BN == 192) wgmma_m64n192k16(acc, a, b, accumulate);
                     else wgmma_m64n128k16(acc, a, b, accumulate);
                 }
                 wgmma_commit_group();
@@ -700,10 +708,11 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             }
             if (unit.kb_end < sched.k_blocks) {
                 // The owner: the next clusters hold the rest of the tile. Add their partials
-                // in order, sixteen 16-byte loads in flight per thread at a time (64
-                // registers: all of a 64x128 partial at once). The owner waits out each
-                // round trip to L2, so the bytes in flight set the fix-up's speed.
-                constexpr int IN_FLIGHT = 16;
+                // in order, up to sixteen 16-byte loads in flight per thread at a time (64
+                // registers: all of a 64x128 partial at once, half of a 64x256 or 64x192
+                // one). The owner waits out each round trip to L2, so the bytes in flight
+                // set the fix-up's speed.
+                constexpr int IN_FLIGHT = ACC_REGS / 4 <= 16 ? ACC_REGS / 4 : ACC_REGS / 8;
                 static_assert((ACC_REGS / 4) % IN_FLIGHT == 0, "whole rounds of loads");
                 const int holders = partial_holders(sched, cluster_id, unit.tile);
                 for (int h = 1; h <= holders; ++h) {
@@ -731,9 +740,10 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             if (c_store == kStoreTma) {
                 const void* c_tile = s.c[consumer];  // for the TMA store
                 const uint32_t c_smem = static_cast<uint32_t>(__cvta_generic_to_shared(c_tile));
-                constexpr int PART_REGS = ACC_REGS / (BN / EPI_N);  // accumulators per round
+                constexpr int EPI_COLUMNS = T::EPI_COLUMNS;
+                constexpr int PART_REGS = ACC_REGS / (BN / EPI_COLUMNS);  // accumulators per round
 #pragma unroll
-                for (int part = 0; part < BN / EPI_N; ++part) {
+                for (int part = 0; part < BN / EPI_COLUMNS; ++part) {
                     // The buffer is free once the previous store has finished reading it.
                     // CCCL: cuda::ptx::cp_async_bulk_wait_group_read(n32_t<0>)
                     // PTX:  cp.async.bulk.wait_group.read 0;
@@ -747,7 +757,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 #pragma unroll
                     for (int j = part * PART_REGS; j < (part + 1) * PART_REGS; j += 2) {
                         const int row = layout::wgmma_acc_row(warp, lane, j);
-                        const int n8 = (j / 4) % (EPI_N / 8);  // n8 block inside this part
+                        const int n8 = (j / 4) % (EPI_COLUMNS / 8);  // n8 block inside this part
                         const int box = n8 / (C_BOX / 8);      // which 64x64 box
                         const int chunk = n8 % (C_BOX / 8);    // 16-byte chunk in the box row
                         const uint32_t offset =
@@ -762,8 +772,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                     named_barrier_sync(EPILOGUE_BARRIER_ID + consumer, WARPGROUP_THREADS);
                     if (thread_in_wg == 0) {
 #pragma unroll
-                        for (int box = 0; box < EPI_N / C_BOX; ++box) {
-                            const int col0 = n0 + part * EPI_N + box * C_BOX;
+                        for (int box = 0; box < EPI_COLUMNS / C_BOX; ++box) {
+                            const int col0 = n0 + part * EPI_COLUMNS + box * C_BOX;
                             if (col0 < N)
                                 tma_store_2d(&c_map, col0, row0,
                                              static_cast<const uint8_t*>(c_tile) + box * C_BOX * C_BOX * 2);
@@ -1015,6 +1025,7 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
         return launch_tile<CLUSTER, Tile<1, 128>>(A, B, C, M, N, K, stream, share, t);
     if (tile.rows == 128 && tile.columns == 128)
         return launch_tile<CLUSTER, Tile<2, 128>>(A, B, C, M, N, K, stream, share, t);
+    if (tile.columns == 192) return launch_tile<CLUSTER, Tile<2, 192>>(A, B, C, M, N, K, stream, share, t);
     if (tile.rows == 64) return launch_tile<CLUSTER, Tile<1, 256>>(A, B, C, M, N, K, stream, share, t);
     return launch_tile<CLUSTER, Tile<2, 256>>(A, B, C, M, N, K, stream, share, t);
 }
@@ -1060,6 +1071,11 @@ cudaError_t gemm_bm64n128(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_b
 cudaError_t gemm_bm128n128(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C,
                            int M, int N, int K, cudaStream_t stream) {
     return launch<2>(A, B, C, M, N, K, stream, {128, 128}, true);
+}
+
+cudaError_t gemm_bm128n192(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C,
+                           int M, int N, int K, cudaStream_t stream) {
+    return launch<2>(A, B, C, M, N, K, stream, {128, 192}, true);
 }
 
 // The default tile (128x256) for the planner's table; per problem, describe() says which

@@ -37,6 +37,7 @@ LADDER_DECLARE_STEP(step07, LADDER_DECLARE_VARIANT(gemm_cluster1)
                                 LADDER_DECLARE_VARIANT(gemm_bm128)
                                 LADDER_DECLARE_VARIANT(gemm_bm64n128)
                                 LADDER_DECLARE_VARIANT(gemm_bm128n128)
+                                LADDER_DECLARE_VARIANT(gemm_bm128n192)
                                 __attribute__((weak)) std::string describe(int, int, int);)
 LADDER_DECLARE_STEP(step07_cg)  // 07_clusters_multicast/gemm_cg.cu
 
@@ -50,7 +51,7 @@ const Step kSteps[kStepCount] = {
     {4, "tma_multistage", "04_tma_multistage", NeedsArch::Sm90a, step04::tile_config, {{"", step04::gemm}}},
     {5, "wgmma", "05_wgmma", NeedsArch::Sm90a, step05::tile_config, {{"", step05::gemm}}},
     {6, "warp_specialized", "06_warp_specialized", NeedsArch::Sm90a, step06::tile_config, {{"cooperative", step06::gemm}, {"pingpong", step06_pingpong::gemm}}},
-    {7, "clusters_multicast", "07_clusters_multicast", NeedsArch::Sm90a, step07::tile_config, {{"cluster2", step07::gemm}, {"cluster1", step07::gemm_cluster1}, {"cluster4", step07::gemm_cluster4}, {"dataparallel", step07::gemm_dataparallel}, {"bm64", step07::gemm_bm64}, {"bm128", step07::gemm_bm128}, {"bm64n128", step07::gemm_bm64n128}, {"bm128n128", step07::gemm_bm128n128}, {"cg", step07_cg::gemm}}, step07::describe},
+    {7, "clusters_multicast", "07_clusters_multicast", NeedsArch::Sm90a, step07::tile_config, {{"cluster2", step07::gemm}, {"cluster1", step07::gemm_cluster1}, {"cluster4", step07::gemm_cluster4}, {"dataparallel", step07::gemm_dataparallel}, {"bm64", step07::gemm_bm64}, {"bm128", step07::gemm_bm128}, {"bm64n128", step07::gemm_bm64n128}, {"bm128n128", step07::gemm_bm128n128}, {"bm128n192", step07::gemm_bm128n192}, {"cg", step07_cg::gemm}}, step07::describe},
 };
 
 }  // namespace

@@ -9,7 +9,7 @@
 namespace ladder {
 
 constexpr int kStepCount = 7;
-constexpr int kMaxVariants = 9;
+constexpr int kMaxVariants = 10;
 
 struct Variant {
     const char* name;        // "" for a step with a single schedule

@@ -16,7 +16,7 @@
 
 namespace ladder::tile_choice {
 
-// A tile's rows (64 or 128) and columns (128 or 256).
+// A tile's rows (64 or 128) and columns (128, 192 with 128 rows, or 256).
 struct Shape {
     int rows, columns;
 };
@@ -62,22 +62,22 @@ inline double wave_fill(const Estimate& e) {
     return static_cast<double>(e.units) / static_cast<double>(e.waves * e.slots);
 }
 
-// Measured on the H200 (07_clusters_multicast/README.md, section 6), each of the four tiles
+// Measured on the H200 (07_clusters_multicast/README.md, section 6), each of the five tiles
 // forced in one process against cuBLAS. 128x256 moves the fewest bytes per FLOP and is the
-// fastest per k-block of work; the smaller tiles pay in L2 traffic (128x128: 1.33x the
-// bytes per FLOP, 64x128: 2x) and win only by putting more SMs to work:
+// fastest per k-block of work; the smaller tiles pay in L2 traffic (128x192: 1.13x the
+// bytes per FLOP, 128x128: 1.33x, 64x128: 2x) and win only by putting more SMs to work:
 //   * few tiles (at most a quarter of the SMs' worth of 128x256, or M <= 64): 64x128, four
-//     times the tiles (1024^3: 0.92x cuBLAS against 0.55x; 128x8192x8192: 0.98x against
+//     times the tiles (1024^3: 0.91x cuBLAS against 0.55x; 128x8192x8192: 0.99x against
 //     0.91x; 64x4096x4096: 0.79x against 0.71x for 64x256);
-//   * up to half the SMs' worth: 128x128, twice the tiles (256x8192x4096: 0.96x against
-//     0.88x);
-//   * more: 128x256, unless its last wave leaves many SMs idle where 128x128's would not
-//     (3072^3: 2.18 waves of 128x256, 4.36 of 128x128; 0.92x against 0.87x). kFillGain is
-//     how much fuller 128x128's waves must be: a k-block of it does half the work of a
-//     128x256 one in a little more than half the time.
-// 64x256 is never the best of the four (it was before 128-column tiles existed).
+//   * up to half the SMs' worth: 128x128, twice the tiles (256x8192x4096: 0.97x against
+//     0.90x);
+//   * more: 128x256, unless a narrower tile's waves are fuller by kFillGain or more: 128x192
+//     first (1536^3: 0.85x against 0.71x; 3072^3: 0.96x against 0.87x; 3000x5000x2048:
+//     0.94x against 0.91x), else 128x128. At 5 points the gain in filled SMs outweighs a
+//     narrower tile's extra bytes per FLOP on every shape measured.
+// 64x256 is never the best of the five (it was before the narrower tiles existed).
 constexpr long long kQuarter = 4;
-constexpr double kFillGain = 0.10;
+constexpr double kFillGain = 0.05;
 
 // The tile for M x N x K (the problem as computed, after any transpose).
 inline Estimate choose_tile(long long m, long long n, long long k, int sms, int cluster,
@@ -97,6 +97,13 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
     if (large.tiles * 2 <= sms) {
         Estimate e = half;
         e.reason = "128x256 tiles would fill at most half of the SMs";
+        return e;
+    }
+    // Of the two narrower tiles, 128x192 first: fewer bytes per FLOP than 128x128.
+    const Estimate wide = estimate(m, n, k, sms, cluster, {128, 192}, share_last_wave);
+    if (wave_fill(wide) >= wave_fill(large) + kFillGain) {
+        Estimate e = wide;
+        e.reason = "128x192's waves are fuller than 128x256's";
         return e;
     }
     if (wave_fill(half) >= wave_fill(large) + kFillGain) {

@@ -327,9 +327,10 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     const Case cases[] = {
         {512, 512, 512, 64, 128, false, 0},        // 8 tiles of 128x256: 32 of 64x128
         {1024, 1024, 1024, 64, 128, false, 0},     // 32 of 128x256, a quarter of the SMs at most
-        {1536, 1536, 1536, 128, 256, false, 0},    // 72 of 128x256: more than half the SMs
+        {1536, 1536, 1536, 128, 192, false, 0},    // 72 of 128x256 (55% full), 96 of 128x192 (73%)
         {2048, 2048, 2048, 128, 256, false, 0},    // 128 tiles: one full wave
-        {3072, 3072, 3072, 128, 128, false, 48},   // 2.18 waves of 128x256, 4.36 of 128x128
+        {3072, 3072, 3072, 128, 192, false, 0},    // 2.18 waves of 128x256, 2.91 of 128x192
+        {3000, 5000, 2048, 128, 192, false, 0},    // waves 91% full in 128x256, 98% in 128x192
         {1000, 1992, 2056, 128, 128, false, 0},    // 64 of 128x256: at most half the SMs
         {256, 8192, 4096, 128, 128, false, 0},     // the same count, 128 tiles of 128x128
         {4096, 4096, 4096, 128, 256, false, 0},    // 4 waves; sharing the last one does not pay
@@ -362,4 +363,6 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     EXPECT_EQ(forced.stages, 4);
     EXPECT_EQ(step_plan(7, "bm128n128", Problem{4096, 4096, 4096}).candidate.bn, 128);
     EXPECT_EQ(step_plan(7, "bm128n128", Problem{4096, 4096, 4096}).candidate.stages, 6);
+    EXPECT_EQ(step_plan(7, "bm128n192", Problem{4096, 4096, 4096}).candidate.bn, 192);
+    EXPECT_EQ(step_plan(7, "bm128n192", Problem{4096, 4096, 4096}).candidate.stages, 4);
 }
