@@ -750,7 +750,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                     if (thread_in_wg == 0)
                         cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
                     named_barrier_sync(EPILOGUE_BARRIER_ID + consumer, WARPGROUP_THREADS);
-                    // Columns [128*part, +128) of the piece = two 64x64 boxes, each stored
+                    // Columns [EPI_COLUMNS*part, +EPI_COLUMNS) of the piece = two 64x64 boxes
+                    // (one for the 128x192 tile's 64-column rounds), each stored
                     // 128B-swizzled like the TMA loads: 16-byte chunk c of row r sits at
                     // chunk c ^ (r % 8). A warp's 32 four-byte stores for one j cover 8
                     // rows x one chunk, which the XOR spreads over all 32 banks.
@@ -1025,8 +1026,10 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
         return launch_tile<CLUSTER, Tile<1, 128>>(A, B, C, M, N, K, stream, share, t);
     if (tile.rows == 128 && tile.columns == 128)
         return launch_tile<CLUSTER, Tile<2, 128>>(A, B, C, M, N, K, stream, share, t);
-    if (tile.columns == 192) return launch_tile<CLUSTER, Tile<2, 192>>(A, B, C, M, N, K, stream, share, t);
-    if (tile.rows == 64) return launch_tile<CLUSTER, Tile<1, 256>>(A, B, C, M, N, K, stream, share, t);
+    if (tile.columns == 192)
+        return launch_tile<CLUSTER, Tile<2, 192>>(A, B, C, M, N, K, stream, share, t);
+    if (tile.rows == 64)
+        return launch_tile<CLUSTER, Tile<1, 256>>(A, B, C, M, N, K, stream, share, t);
     return launch_tile<CLUSTER, Tile<2, 256>>(A, B, C, M, N, K, stream, share, t);
 }
 
