@@ -29,13 +29,12 @@ constexpr int stages(Shape s) {
 }
 
 struct Estimate {
-    int consumers;         // 1 (64 rows) or 2 (128 rows)
     long long tiles;       // CTA tiles of the problem
     long long waves;       // waves of schedule units (CTAs, or clusters above one wave)
     int sharing_clusters;  // clusters that share the last wave (stream-K), 0 for none
     const char* reason;
     bool transposed;       // computed as C^T = B A^T (see transposes)
-    Shape shape;           // 64 * consumers rows by 128 or 256 columns
+    Shape shape;           // the tile: 64 or 128 rows (one consumer warpgroup per 64)
     long long units;       // schedule units (cluster tiles above one wave of CTA tiles)
     long long slots;       // units that run at once: resident clusters, or CTAs
 };
@@ -53,8 +52,7 @@ inline Estimate estimate(long long m, long long n, long long k, int sms, int clu
     const long long leftover = units % slots;
     const int sharing =
         share_last_wave ? stream_k::last_wave(leftover, (k + 63) / 64, slots).clusters : 0;
-    return {tile.rows / 64, tiles, units / slots + (leftover ? 1 : 0), sharing, "", false, tile,
-            units, slots};
+    return {tiles, units / slots + (leftover ? 1 : 0), sharing, "", false, tile, units, slots};
 }
 
 // The share of the computed outputs that lie inside C: M x N over the tiles' rows x columns.
