@@ -439,6 +439,9 @@ Plan evaluate(const Machine& machine, const Problem& problem, const Candidate& c
     if (c.gpu_fence_per_kblock && c.cluster > 1)
         notes.push_back(format("a GPU-scope fence per k-block adds %.0f ns to the issue term (gpu_fence_ns, fitted, "
                                "not probed)", mm.gpu_fence_ns));
+    if (c.consumer_warpgroups > 0)
+        notes.push_back(format("%.0f cycles per k-block between two k-blocks' wgmma (wgmma_kblock_overhead_clk, "
+                               "fitted, not probed)", mm.wgmma_kblock_overhead_clk));
     if (c.stream_k > 0)
         notes.push_back(format("stream-K: %d clusters share the k-blocks of the last wave's tiles", c.stream_k));
     else if (p.tiles < p.slots && c.split_k == 1)

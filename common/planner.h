@@ -51,7 +51,8 @@ struct Machine {
     double mma_sync_flop_per_clk = 0; // per SM, m16n8k16 bf16 mma.sync, operands in registers
     double wgmma_flop_per_clk = 0;    // per SM, m64n256k16 wgmma, operands in shared memory
     double ldmatrix_bytes_per_clk = 0;  // per SM, ldmatrix.x4 shared -> registers
-    double l2_tma_tbps = 0;           // all SMs loading an L2-resident set with TMA
+    double l2_tma_tbps = 0;           // all SMs loading an L2-resident set with TMA, each its own lines
+    double l2_tma_shared_tbps = 0;    // the same, 8 SMs reading each line at a time (0: not measured)
     double l2_cp_async_tbps = 0;      // the same with 16-byte cp.async
     double tma_latency_ns = 0;        // one TMA load in flight, L2 hit, issue -> mbarrier complete
     double tma_one_sm_gbps = 0;       // one SM alone loading with TMA (bytes per ns = GB/s)
@@ -64,7 +65,7 @@ struct Machine {
     // Costs no ladder-probe test measures yet, fitted on the H200 benchmark of the committed
     // code (results/h200/bench.csv), one number per variant over all 18 shapes; the same SM
     // on the H100. A machine file may set them ("tma_request_ns", "gpu_fence_ns",
-    // "memcpy_async_issue_clk").
+    // "memcpy_async_issue_clk", "wgmma_kblock_overhead_clk").
     // One bulk-copy request through the SM's TMA unit: the 03 bulk1d rows (384 requests per
     // k-block), predicted at the clock each row recorded.
     double tma_request_ns = 6.5;
@@ -75,11 +76,27 @@ struct Machine {
     // ratio of the 02 pipeline rows to the 02 rows of the same shape (1.12), a ratio the
     // clock cancels from.
     double memcpy_async_issue_clk = 11;
+    // SM cycles per k-block in which a wgmma step's tensor pipe idles between two k-blocks
+    // (the wgmma peak ladder-probe measures has no barriers between its wgmma groups).
+    // Fitted like the three above: of 0, 50, 100, 140, 150, 175 and 200 cycles, 140 puts the
+    // most H200 rows within 15% at each row's clock (148 of 152). ncu bounds it: step 07 at
+    // 4096^3 keeps its tensor pipe 88% busy over the whole kernel, epilogues and last wave
+    // included (results/h200/step07_experiments/ncu_4096_committed.txt), and 1024 cycles of
+    // math per k-block at 88% leave 1024 x (1/0.88 - 1) = 140 cycles.
+    double wgmma_kblock_overhead_clk = 140;
+    // Clusters of 2 and of 4 CTAs (one per SM) the GPU holds at once, from the machine file
+    // ("resident_clusters_of_2", "_of_4"); 0: sm_count / cluster, as if every SM could join one.
+    int resident_clusters_of_2 = 0;
+    int resident_clusters_of_4 = 0;
     std::vector<std::string> not_measured;  // constants the machine file marks "measured": false
 };
 
 // H100 SXM5 (80 GB HBM3) and H200 SXM (141 GB HBM3e): values and their sources in planner.cpp.
 Machine h100_sxm();
+
+// Clusters of `cluster` CTAs, one CTA per SM, that run at once: the machine file's count
+// where it has one, else every SM in a cluster (sm_count / cluster).
+int resident_clusters(const Machine& machine, int cluster);
 Machine h200();
 
 // Dense bf16 tensor-core FLOP per clock per SM for a compute capability: 4096 for sm_90

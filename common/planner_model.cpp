@@ -109,7 +109,7 @@ Candidate step07_launch(const Machine& machine, const std::string& variant, Prob
     if (cta_tiles <= machine.sm_count) c.cluster = 1;
     if (variant == "dataparallel" || machine.sm_count < c.cluster) return c;
     const long long tiles = ceil_div(ceil_div(problem.m, c.bm), c.cluster) * ceil_div(problem.n, c.bn);
-    const long long resident = machine.sm_count / c.cluster;
+    const long long resident = resident_clusters(machine, c.cluster);
     const long long leftover = tiles % resident, k_blocks = ceil_div(problem.k, c.bk);
     if (leftover == 0) return c;
     const int sharing = stream_k::sharing_clusters(leftover, k_blocks, resident);
@@ -153,7 +153,7 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     const long long tiles_m = ceil_div(ceil_div(problem.m, c.bm), c.cluster) * c.cluster;
     const long long tiles = tiles_m * ceil_div(problem.n, c.bn);
     const long long full_k_blocks = ceil_div(problem.k, c.bk);
-    const long long resident = std::max(1, m.sm_count / c.cluster);
+    const long long resident = std::max(1, resident_clusters(m, c.cluster));
     const long long leftover = tiles / c.cluster % resident;
     long long sharing = 0;
     if (c.structure == Structure::Persistent && leftover > 0)
@@ -165,15 +165,19 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
         sharing > 0 ? ceil_div(leftover * full_k_blocks, sharing) : ceil_div(full_k_blocks, cut);
     const long long partials_read = sharing > 0 ? stream_k::holders(sharing, leftover) : cut - 1;
     const long long slots = static_cast<long long>(m.sm_count) * ctas_per_sm;
-    r.active_sms = full_rounds > 0 ? m.sm_count
-                                   : static_cast<int>(std::min<long long>(m.sm_count, ceil_div(units, ctas_per_sm)));
+    // The persistent grid (07) runs on the SMs its resident clusters hold.
+    const long long grid_sms = c.structure == Structure::Persistent ? resident * c.cluster : m.sm_count;
+    r.active_sms = full_rounds > 0 ? static_cast<int>(grid_sms)
+                                   : static_cast<int>(std::min<long long>(grid_sms, ceil_div(units, ctas_per_sm)));
 
     // 1. One k-block on one SM (all CTAs of the SM together).
     const double flops = 2.0 * c.bm * c.bn * c.bk * ctas_per_sm;
     const double a_rows = c.bm, b_rows = c.structure == Structure::PingPong ? 2.0 * c.bn : c.bn;
-    // Every CTA receives its whole stage into its own shared memory; a multicast saves L2
-    // reads, not the bytes each SM takes in, so the cluster does not shrink this.
+    // Every CTA receives its whole stage into its own shared memory (`bytes`); the L2 reads
+    // less where a cluster multicasts: each CTA of a cluster loads 1/cluster of the B tile
+    // and the TMA unit delivers it to all of them (`l2_bytes`).
     const double bytes = (a_rows + b_rows) * c.bk * kBytesPerElement * ctas_per_sm;
+    const double l2_bytes = (a_rows + b_rows / std::max(1, c.cluster)) * c.bk * kBytesPerElement * ctas_per_sm;
     double issue_clk = flops / flop_rate;
     if (mma_sync) {
         // mma.sync runs on the tensor pipe, ldmatrix (and 02's cp.async) on the shared-memory
@@ -206,6 +210,10 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
             issue_clk += warps_per_scheduler * copies_per_warp * m.memcpy_async_issue_clk * ctas_per_sm;
         }
     }
+    // wgmma steps: each k-block also pays the consumers' turn between two k-blocks (wait for
+    // the full barrier, wgmma.fence, commit, wait_group, release the slot), cycles in which
+    // the tensor pipe idles (wgmma_kblock_overhead_clk, planner.h).
+    if (!mma_sync) issue_clk += m.wgmma_kblock_overhead_clk;
     r.issue_ns = issue_clk / ghz;
     // 07 cg with clusters: a GPU-scope release fence between two k-blocks of each consumer
     // (SASS MEMBAR.ALL.GPU before the remote arrive) waits until the warpgroup's earlier
@@ -213,12 +221,17 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     // model takes it that the tensor pipe idles for the whole fence every k-block (not
     // hidden under the wgmma still running): the cg rows measure that, not a probe.
     if (c.gpu_fence_per_kblock && c.cluster > 1) r.issue_ns += m.gpu_fence_ns;
-    // The L2 -> SM bandwidth, shared by the SMs that are loading, but no more than one SM
-    // can take in alone.
-    const double l2_tbps = c.structure == Structure::MmaSyncCpAsync && m.l2_cp_async_tbps > 0
-                               ? m.l2_cp_async_tbps : m.l2_tma_tbps;
-    const double shared_rate = std::min(m.tma_one_sm_gbps, l2_tbps * 1e3 / r.active_sms);  // bytes per ns
-    r.feed_ns = bytes / shared_rate;
+    // The feed: the L2's read bandwidth, shared by the SMs that are loading, for the bytes
+    // the L2 reads; and no more into one SM than one SM can take in alone.
+    // A GEMM's CTAs read each A and B tile several at a time (the CTAs of one tile row or
+    // column): the L2 delivers such reads at l2_tma_shared_tbps, twice what it gives SMs
+    // that each read their own lines (l2_tma_tbps) on the H200, where it is measured.
+    double l2_tbps = m.l2_tma_shared_tbps > 0 ? m.l2_tma_shared_tbps : m.l2_tma_tbps;
+    if (c.structure == Structure::MmaSyncCpAsync && m.l2_cp_async_tbps > 0) l2_tbps = m.l2_cp_async_tbps;
+    auto feed = [&](double sms_loading) {  // ns for one k-block's bytes
+        return std::max(bytes / m.tma_one_sm_gbps, l2_bytes / (l2_tbps * 1e3 / sms_loading));
+    };
+    r.feed_ns = feed(r.active_sms);
     const double latency = c.structure == Structure::MmaSyncCpAsync && m.cp_async_latency_ns > 0
                                ? m.cp_async_latency_ns : m.tma_latency_ns;
     // Little's law for the ring: a stage goes round fill -> math -> release; the k-block rate
@@ -247,8 +260,7 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     r.kblock_ns = std::max(r.issue_ns, r.feed_ns);
     for (int i = 0; i < 50; ++i) {
         const double busy = std::min(1.0, r.feed_ns / r.kblock_ns);
-        const double rate = std::min(m.tma_one_sm_gbps, l2_tbps * 1e3 / (r.active_sms * busy));
-        r.fill_ns = latency + requests_ns + stage_bytes / rate;
+        r.fill_ns = latency + requests_ns + feed(r.active_sms * busy) * stage_bytes / bytes;
         r.ring_ns = (r.fill_ns + r.issue_ns + m.mbarrier_round_trip_ns) / ahead;
         r.kblock_ns = std::max({r.issue_ns, r.feed_ns, r.ring_ns});
     }
@@ -282,11 +294,11 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     // (after its full_rounds whole tiles, when the last wave is shared).
     r.launch_ns = m.launch_us * 1e3;
     if (c.structure == Structure::Persistent) {
-        r.rounds = full_rounds + ceil_div(units, m.sm_count);
+        r.rounds = full_rounds + ceil_div(units, grid_sms);
         r.tile_ns = loop_ns + r.epilogue_ns;
         const double whole_tile_ns = full_k_blocks * r.kblock_ns + (store_tbps > 0 ? c_bytes / store_share : 0);
         r.total_us = (r.launch_ns + r.prologue_ns + full_rounds * whole_tile_ns +
-                      ceil_div(units, m.sm_count) * r.tile_ns) * 1e-3;
+                      ceil_div(units, grid_sms) * r.tile_ns) * 1e-3;
     } else {
         r.rounds = ceil_div(units, slots);
         r.tile_ns = r.prologue_ns + loop_ns + r.epilogue_ns;
@@ -314,7 +326,7 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
         else
             r.limiter = "load latency: too few stages ahead";
         // busy: the k-blocks of work over what the SMs could run in the rounds they take.
-        const double capacity = static_cast<double>(c.structure == Structure::Persistent ? m.sm_count : slots) *
+        const double capacity = static_cast<double>(c.structure == Structure::Persistent ? grid_sms : slots) *
                                 (full_rounds * full_k_blocks + (r.rounds - full_rounds) * k_blocks);
         const double busy = static_cast<double>(tiles) * full_k_blocks / capacity;
         // loop_share: the busiest SM's k-loops over its time after the launch.
@@ -388,6 +400,7 @@ bool read_machine_file(const std::string& path, Machine* machine, std::string* e
     m.not_measured.clear();
     struct Field { const char* key; double* value; bool required; };
     double sm_count = m.sm_count;
+    double clusters_of_2 = m.resident_clusters_of_2, clusters_of_4 = m.resident_clusters_of_4;
     const Field fields[] = {
         {"sm_count", &sm_count, true},
         {"sm_clock_under_load_mhz", &m.load_clock_mhz, true},
@@ -396,6 +409,7 @@ bool read_machine_file(const std::string& path, Machine* machine, std::string* e
         {"ldmatrix_bytes_per_clk_per_sm", &m.ldmatrix_bytes_per_clk, false},
         {"dram_tbps", &m.dram_tbps, true},
         {"l2_tma_tbps", &m.l2_tma_tbps, true},
+        {"l2_tma_shared_tbps", &m.l2_tma_shared_tbps, false},
         {"l2_cp_async_tbps", &m.l2_cp_async_tbps, true},
         {"tma_latency_ns", &m.tma_latency_ns, true},
         {"tma_one_sm_gbps", &m.tma_one_sm_gbps, true},
@@ -408,6 +422,9 @@ bool read_machine_file(const std::string& path, Machine* machine, std::string* e
         {"tma_request_ns", &m.tma_request_ns, false},
         {"gpu_fence_ns", &m.gpu_fence_ns, false},
         {"memcpy_async_issue_clk", &m.memcpy_async_issue_clk, false},
+        {"wgmma_kblock_overhead_clk", &m.wgmma_kblock_overhead_clk, false},
+        {"resident_clusters_of_2", &clusters_of_2, false},
+        {"resident_clusters_of_4", &clusters_of_4, false},
     };
     for (const Field& f : fields) {
         double value = 0;
@@ -425,6 +442,8 @@ bool read_machine_file(const std::string& path, Machine* machine, std::string* e
         if (!measured) m.not_measured.push_back(f.key);
     }
     m.sm_count = static_cast<int>(sm_count);
+    m.resident_clusters_of_2 = static_cast<int>(clusters_of_2);
+    m.resident_clusters_of_4 = static_cast<int>(clusters_of_4);
     const size_t device = text.find("\"device\"");
     if (device != std::string::npos) {
         const size_t q1 = text.find('"', text.find(':', device) + 1);
@@ -434,6 +453,12 @@ bool read_machine_file(const std::string& path, Machine* machine, std::string* e
     m.source = "machine file " + path;
     *machine = m;
     return true;
+}
+
+int resident_clusters(const Machine& machine, int cluster) {
+    if (cluster == 2 && machine.resident_clusters_of_2 > 0) return machine.resident_clusters_of_2;
+    if (cluster == 4 && machine.resident_clusters_of_4 > 0) return machine.resident_clusters_of_4;
+    return machine.sm_count / std::max(1, cluster);
 }
 
 // ---- Step 07 per shape ----------------------------------------------------------------------

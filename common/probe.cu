@@ -291,30 +291,39 @@ double spans_rate(const std::vector<CtaSpan>& spans, int sms, double work, const
     return rate;
 }
 
-// ---- 4. L2 -> shared memory with TMA, a 4-stage ring of 32 KiB boxes ----------------------
+// ---- 4. L2 -> shared memory with TMA, a ring of 32 KiB boxes -------------------------------
+// STAGES boxes in flight per SM: 4 (128 KiB, as step 07's 128x256 tile holds) and 6 (192
+// KiB): with too few in flight the rate is the bytes in flight over the L2's latency under
+// load, not the L2's bandwidth, so the probe takes the larger.
 // Thread 0 adds one word of each box it waited for (row 0 or 1 of the box: the 128B swizzle
 // moves 16-byte chunks only within a row); the host replays the box sequence.
-constexpr int kStages = 4;
+constexpr int kStages = 4;       // cp.async's ring (section 5)
+constexpr int kMostStages = 6;   // TMA's deepest ring here
 constexpr int kBoxRows = 256, kBoxCols = 64;  // 256 x 128 bytes = 32 KiB, step 05-07's B box
 constexpr uint32_t kBoxBytes = kBoxRows * kBoxCols * 2;
-constexpr int kRingSmem = 1024 + kStages * kBoxBytes;
+constexpr int ring_smem(int stages) { return 1024 + stages * static_cast<int>(kBoxBytes); }
+static_assert(ring_smem(kMostStages) <= 227 * 1024, "the deepest ring fits in one CTA's shared memory");
 
+template <int STAGES>
 __global__ void __launch_bounds__(32) tma_stream(const __grid_constant__ CUtensorMap map, int rows, int iters,
-                                                 uint32_t* out) {
+                                                 int group, uint32_t* out) {
     extern __shared__ uint8_t smem_raw[];
     uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
-    __shared__ uint64_t full[kStages];
+    __shared__ uint64_t full[STAGES];
     if (threadIdx.x != 0) return;
-    for (int s = 0; s < kStages; ++s) cuda::ptx::mbarrier_init(&full[s], 1);
+    for (int s = 0; s < STAGES; ++s) cuda::ptx::mbarrier_init(&full[s], 1);
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
     const int boxes = rows / kBoxRows;
-    int box = static_cast<int>(blockIdx.x * 7) % boxes;  // CTAs start in different places
+    // Each group of `group` CTAs starts at its own box and walks the same boxes: 1, every CTA
+    // reads its own lines (as no GEMM does); 8, eight SMs read each line at about the same
+    // time, as the CTAs of one row of a GEMM's tile grid read the same A tile.
+    int box = static_cast<int>(blockIdx.x / group * 7) % boxes;
     uint32_t sum = 0;
-    const int total = iters + kStages;
+    const int total = iters + STAGES;
     for (int i = 0; i < total; ++i) {
-        const int s = i % kStages;
-        if (i >= kStages) {
-            wait_barrier(&full[s], static_cast<uint32_t>((i / kStages - 1) & 1), "probe tma_stream");
+        const int s = i % STAGES;
+        if (i >= STAGES) {
+            wait_barrier(&full[s], static_cast<uint32_t>((i / STAGES - 1) & 1), "probe tma_stream");
             sum += *reinterpret_cast<volatile uint32_t*>(base + s * kBoxBytes + (i % 64) * 4);
         }
         if (i < iters) {
@@ -326,11 +335,11 @@ __global__ void __launch_bounds__(32) tma_stream(const __grid_constant__ CUtenso
     out[blockIdx.x] = sum;  // tma_stream_expected()
 }
 
-uint32_t tma_stream_expected(int block, int rows, int iters) {
+uint32_t tma_stream_expected(int block, int rows, int iters, int stages, int group) {
     const int boxes = rows / kBoxRows;
     uint32_t sum = 0;
-    for (int i = kStages; i < iters + kStages; ++i) {
-        const int box = (block * 7 + (i - kStages)) % boxes;
+    for (int i = stages; i < iters + stages; ++i) {
+        const int box = (block / group * 7 + (i - stages)) % boxes;
         sum += static_cast<uint32_t>(box * kBoxRows + (i % 64) / 32);
     }
     return sum;
@@ -734,16 +743,35 @@ int main(int argc, char** argv) {
 
     // 5. L2 -> SM: TMA from all SMs, TMA from one SM, cp.async from all SMs.
     {
-        CHECK(cudaFuncSetAttribute(tma_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, kRingSmem));
+        CHECK(cudaFuncSetAttribute(tma_stream<kStages>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   ring_smem(kStages)));
+        CHECK(cudaFuncSetAttribute(tma_stream<kMostStages>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   ring_smem(kMostStages)));
         CHECK(cudaFuncSetAttribute(cp_async_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, kStages * kBoxBytes));
         const int iters = 2048;
-        auto tma_rate = [&](int grid) {
-            const float ms = time_ms([&] { tma_stream<<<grid, 32, kRingSmem>>>(stream_map, rows, iters, uout); });
+        auto tma_rate = [&](int grid, int stages, int group = 1) {
+            const float ms = time_ms([&] {
+                if (stages == kStages)
+                    tma_stream<kStages><<<grid, 32, ring_smem(kStages)>>>(stream_map, rows, iters, group, uout);
+                else
+                    tma_stream<kMostStages>
+                        <<<grid, 32, ring_smem(kMostStages)>>>(stream_map, rows, iters, group, uout);
+            });
             CHECK(cudaMemcpy(hu.data(), uout, grid * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-            for (int b = 0; b < grid; ++b) require(hu[b] == tma_stream_expected(b, rows, iters), "TMA checksums");
+            for (int b = 0; b < grid; ++b)
+                require(hu[b] == tma_stream_expected(b, rows, iters, stages, group), "TMA checksums");
             return static_cast<double>(grid) * iters * kBoxBytes / (ms * 1e-3);  // bytes per second
         };
-        const double all = tma_rate(sms), one = tma_rate(1);
+        const double all4 = tma_rate(sms, kStages), all6 = tma_rate(sms, kMostStages);
+        const double one4 = tma_rate(1, kStages), one6 = tma_rate(1, kMostStages);
+        const double all = std::max(all4, all6), one = std::max(one4, one6);
+        const double shared8 = tma_rate(sms, kStages, 8), shared_all = tma_rate(sms, kStages, sms);
+        std::printf("  L2->SM      TMA, all SMs, 4 boxes in flight, the same boxes read by 8 SMs at a time: %.2f TB/s, "
+                    "by all: %.2f TB/s\n",
+                    shared8 * 1e-12, shared_all * 1e-12);
+        std::printf("  L2->SM      TMA, all SMs: %.2f TB/s with %d boxes in flight, %.2f with %d; one SM: %.0f and "
+                    "%.0f GB/s\n",
+                    all4 * 1e-12, kStages, all6 * 1e-12, kMostStages, one4 * 1e-9, one6 * 1e-9);
         const float ms = time_ms([&] {
             cp_async_stream<<<sms, 256, kStages * kBoxBytes>>>(reinterpret_cast<const uint4*>(src),
                                                                 static_cast<int>(src_bytes / 16), iters, uout);
@@ -763,14 +791,42 @@ int main(int argc, char** argv) {
         require_at_most(cp / per_sm_clock, kSmBytesPerClock * slack, "L2->SM cp.async bytes/clock/SM",
                         "shared memory takes 128 bytes per clock");
         constants.push_back({"l2_tma_tbps", all * 1e-12, "TB/s",
-                             "one CTA per SM streams 32 KiB TMA boxes (4 in flight) from a 12 MiB L2-resident "
-                             "matrix, bytes over the event time, best of 3"});
+                             "one CTA per SM streams 32 KiB TMA boxes from a 12 MiB L2-resident matrix, bytes "
+                             "over the event time, best of 3; the larger of 4 and 6 boxes in flight"});
         constants.push_back({"tma_one_sm_gbps", one * 1e-9, "GB/s (bytes/ns)", "the same with one CTA on one SM"});
+        constants.push_back({"l2_tma_shared_tbps", shared8 * 1e-12, "TB/s",
+                             "as l2_tma_tbps (4 in flight), each box read by 8 SMs at about the same time, as the "
+                             "CTAs of a GEMM read their tile row's A and their tile column's B"});
         constants.push_back({"l2_cp_async_tbps", cp * 1e-12, "TB/s",
                              "one CTA of 256 threads per SM streams 32 KiB stages with 16-byte cp.async.cg "
                              "(3 in flight) from the same matrix"});
         std::printf("  L2->SM      TMA %.2f TB/s all SMs, %.0f GB/s one SM; cp.async %.2f TB/s\n", all * 1e-12,
                     one * 1e-9, cp * 1e-12);
+
+        // How many clusters of 2 and of 4 CTAs, one CTA per SM, the GPU holds at once: a
+        // cluster's CTAs must share a GPC, and an SM that is left over in its GPC runs none
+        // (step 07 sizes its persistent grid with the same query).
+        for (int size : {2, 4}) {
+            cudaLaunchAttribute attribute{};
+            attribute.id = cudaLaunchAttributeClusterDimension;
+            attribute.val.clusterDim.x = size;
+            attribute.val.clusterDim.y = attribute.val.clusterDim.z = 1;
+            cudaLaunchConfig_t config{};
+            config.gridDim = dim3(sms);
+            config.blockDim = dim3(32);
+            config.dynamicSmemBytes = ring_smem(kMostStages);
+            config.attrs = &attribute;
+            config.numAttrs = 1;
+            int clusters = 0;
+            CHECK(cudaOccupancyMaxActiveClusters(&clusters, tma_stream<kMostStages>, &config));
+            require(clusters >= 1 && clusters * size <= sms, "resident clusters within the SMs");
+            constants.push_back({"resident_clusters_of_" + std::to_string(size), static_cast<double>(clusters),
+                                 "clusters",
+                                 "cudaOccupancyMaxActiveClusters, clusters of " + std::to_string(size) +
+                                     " CTAs with one CTA per SM (" + std::to_string(ring_smem(kMostStages)) +
+                                     " bytes of shared memory each)"});
+            std::printf("  clusters    %d of %d CTAs resident (%d of %d SMs)\n", clusters, size, clusters * size, sms);
+        }
     }
 
     // 6. Latencies, in cycles of the unloaded clock (the kernel runs alone on one SM).
