@@ -343,7 +343,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 //   swizzle   CU_TENSOR_MAP_SWIZZLE_128B: the layout swizzled_offset() describes
 //   step      the name that error messages carry
 // Inside, the driver is told the dimensions innermost first ({K, M}), the one stride
-// (K * 2 bytes per row), element strides of 1, no interleave, 128-byte L2 promotion and
+// (K * 2 bytes per row), element strides of 1, no interleave, 256-byte L2 promotion and
 // zero fill for out-of-bounds elements (CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE means zeros;
 // the alternative fills NaN).
 cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,

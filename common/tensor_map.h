@@ -29,19 +29,13 @@ namespace ladder {
 // Constraints from the CUDA driver API (cuTensorMapEncodeTiled): the base is 16-byte
 // aligned, the row pitch cols*2 is a multiple of 16 bytes, box dimensions are 1..256, and
 // with a swizzle mode the inner box extent in bytes (box_cols*2) is at most the swizzle span
-// (128 bytes for CU_TENSOR_MAP_SWIZZLE_128B, i.e. 64 bf16).
-// L2 promotion: the size of the requests the TMA unit makes to the L2 for a box row.
-// 128 bytes, one 128-byte row of a 128B-swizzled box. Where the row pitch is not a multiple
-// of 128 bytes (K % 64 != 0: 1000x1992x2056 has 4112-byte rows), every box row straddles two
-// 128-byte lines, and 256-byte promotion fetches about twice what 128 does: step 07 ran
-// 1000x1992x2056 in 28.9 us with 256 B and 25.3 us with 128 B, and 2048x2048x2056 in 39.6
-// and 34.9 us, on the H200; aligned shapes (2048^3, 4096^3) ran the same with either
-// (results/h200/step07_experiments/l2_promotion_bench.log).
-constexpr CUtensorMapL2promotion kL2Promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
-
+// (128 bytes for CU_TENSOR_MAP_SWIZZLE_128B, i.e. 64 bf16). `promotion` sets the size of the
+// requests the TMA unit makes to the L2 (256 bytes: each also brings the next 128 bytes of
+// the row, the next k-block's, into L2; step 07 asks for 128 where that does not pay).
 inline cudaError_t make_tensor_map_2d(CUtensorMap* map, const void* base, uint64_t rows,
                                       uint64_t cols, uint32_t box_rows, uint32_t box_cols,
-                                      CUtensorMapSwizzle swizzle, const char* step) {
+                                      CUtensorMapSwizzle swizzle, const char* step,
+                                      CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
     // Looked up once per process; a function-local static is initialized exactly once even
     // when several host threads get here first together (C++11 [stmt.dcl]).
     static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
@@ -64,8 +58,7 @@ inline cudaError_t make_tensor_map_2d(CUtensorMap* map, const void* base, uint64
     const cuuint32_t element_stride[2] = {1, 1};
     CUresult res = encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base),
                           global_dim, global_stride, box_dim, element_stride,
-                          CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, kL2Promotion,
-                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                          CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (res != CUDA_SUCCESS)
         return fail(cudaErrorInvalidValue,
                     "%s: cuTensorMapEncodeTiled failed (CUresult %d) for a %llux%llu matrix with a "
