@@ -231,6 +231,9 @@ std::string describe(const Machine& m) {
                   " cp.async %.0f ns, mbarrier %.0f ns\n",
                   m.l2_tma_tbps, m.l2_cp_async_tbps, m.tma_one_sm_gbps, m.tma_latency_ns, m.cp_async_latency_ns,
                   m.mbarrier_round_trip_ns);
+    if (m.l2_tma_shared_tbps > 0)
+        out << format("              L2->SM %.2f TB/s (TMA) where 8 SMs read each line at a time, as a GEMM's do\n",
+                      m.l2_tma_shared_tbps);
     out << format("              stores %.2f (16 B), %.2f (4 B), %.2f (TMA) TB/s; launch %.1f us\n", m.store16_tbps,
                   m.store4_tbps, m.tma_store_tbps, m.launch_us);
     if (!m.not_measured.empty()) {

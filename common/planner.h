@@ -70,8 +70,8 @@ struct Machine {
     // k-block), predicted at the clock each row recorded.
     double tma_request_ns = 6.5;
     // A GPU-scope release (MEMBAR.ALL.GPU) between two k-blocks: the 07 cg rows launched
-    // with clusters, predicted at the clock each row recorded.
-    double gpu_fence_ns = 380;
+    // with clusters, predicted at the clock each row recorded (on top of the wgmma turn below).
+    double gpu_fence_ns = 290;
     // Issue cycles one warp-wide cuda::memcpy_async adds over a cp.async: the median time
     // ratio of the 02 pipeline rows to the 02 rows of the same shape (1.12), a ratio the
     // clock cancels from.
