@@ -20,6 +20,7 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include "registry.h"  // the registration statement at the end of the file
 #include "step_api.h"
 
 namespace ladder::step01 {
@@ -84,5 +85,9 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
 TileConfig tile_config() {
     return {BM, BN, /*bk*/ 0, /*stages*/ 0, /*consumer_warpgroups*/ 0, /*cluster*/ 1, THREADS};
 }
+
+// Registers the step (common/registry.h): its tile configuration, describe (or nullptr),
+// its timeline hook (or nullptr), then its variants, the default first.
+LADDER_REGISTER_STEP(tile_config, nullptr, nullptr, {"", gemm});
 
 }  // namespace ladder::step01

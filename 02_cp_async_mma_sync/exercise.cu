@@ -37,6 +37,7 @@
 #include <cstdint>
 
 #include "layout.h"  // swizzled_offset, the ldmatrix lane addresses, the fragment map
+#include "registry.h"  // the registration statement at the end of the file
 #include "step_api.h"
 
 namespace ladder::step02 {
@@ -359,5 +360,9 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
 TileConfig tile_config() {
     return {BM, BN, BK, STAGES, /*consumer_warpgroups*/ 0, /*cluster*/ 1, THREADS};
 }
+
+// Registers the step (common/registry.h): its tile configuration, describe (or nullptr),
+// its timeline hook (or nullptr), then its variants, the default first.
+LADDER_REGISTER_STEP(tile_config, nullptr, nullptr, {"", gemm});
 
 }  // namespace ladder::step02

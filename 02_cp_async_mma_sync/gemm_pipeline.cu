@@ -57,9 +57,10 @@
 #include <cstdint>
 
 #include "layout.h"  // swizzled_offset, the ldmatrix lane addresses, the fragment map
+#include "registry.h"  // the registration statement at the end of the file
 #include "step_api.h"
 
-// VARIANT BEGIN: its own namespace (the registry lists it as step 02's "pipeline")
+// VARIANT BEGIN: its own namespace (registered as step 02's "pipeline" at the end of the file)
 namespace ladder::step02_pipeline {
 // VARIANT END
 
@@ -402,6 +403,10 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
 TileConfig tile_config() {
     return {BM, BN, BK, STAGES, /*consumer_warpgroups*/ 0, /*cluster*/ 1, THREADS};
 }
+
+// VARIANT BEGIN: registers itself as variant "pipeline" of step 02, after gemm.cu's (registry.h)
+LADDER_REGISTER_VARIANT(nullptr, {"pipeline", gemm});
+// VARIANT END
 
 // VARIANT BEGIN: its own namespace
 }  // namespace ladder::step02_pipeline

@@ -62,11 +62,12 @@
 
 #include "mma_sync.cuh"  // swizzled_offset, ldmatrix_x4, mma_m16n8k16_bf16: taught in step 02
 #include "spin_guard.cuh"
+#include "registry.h"  // the registration statement at the end of the file
 #include "step_api.h"
 #include "tensor_map.h"
 #include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
 
-// VARIANT BEGIN: its own namespace (the registry lists it as step 03's "bulk1d")
+// VARIANT BEGIN: its own namespace (registered as step 03's "bulk1d" at the end of the file)
 namespace ladder::step03_bulk1d {
 // VARIANT END
 
@@ -446,6 +447,10 @@ TileConfig tile_config() {
 }
 
 LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
+
+// VARIANT BEGIN: registers itself as variant "bulk1d" of step 03, after gemm.cu's (registry.h)
+LADDER_REGISTER_VARIANT(set_timeline, {"bulk1d", gemm});
+// VARIANT END
 
 // VARIANT BEGIN: its own namespace
 }  // namespace ladder::step03_bulk1d

@@ -42,6 +42,7 @@
 #include "layout.h"  // wgmma_acc_row/col: the accumulator map
 #include "pipeline.cuh"  // warp_arrive: taught in step 04
 #include "spin_guard.cuh"
+#include "registry.h"  // the registration statement at the end of the file
 #include "step_api.h"
 #include "tensor_map.h"
 #include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
@@ -492,5 +493,9 @@ TileConfig tile_config() {
 }
 
 LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
+
+// Registers the step (common/registry.h): its tile configuration, describe (or nullptr),
+// its timeline hook (or nullptr), then its variants, the default first.
+LADDER_REGISTER_STEP(tile_config, nullptr, set_timeline, {"", gemm});
 
 }  // namespace ladder::step05

@@ -48,6 +48,7 @@
 
 #include "layout.h"  // swizzled_offset, wgmma_acc_row/col
 #include "spin_guard.cuh"
+#include "registry.h"  // the registration statement at the end of the file
 #include "step_api.h"
 #include "tensor_map.h"
 #include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
@@ -499,6 +500,10 @@ TileConfig tile_config() {
 }
 
 LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
+
+// VARIANT BEGIN: registers itself as variant "pingpong" of step 06, after gemm.cu's (registry.h)
+LADDER_REGISTER_VARIANT(set_timeline, {"pingpong", gemm});
+// VARIANT END
 
 // VARIANT BEGIN: its own namespace
 }  // namespace ladder::step06_pingpong

@@ -59,6 +59,7 @@
 #include "stream_k.h"  // sharing_clusters: the cost rule of make_schedule
 #include "tile_choice.h"  // choose: the tile height per problem
 #include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
+#include "registry.h"  // the registration statement at the end of the file
 #include "step_api.h"
 #include "tensor_map.h"
 #include "tma.cuh"  // wait_barrier, tma_load_2d, arrive_expect_tx: taught in step 03
@@ -1102,5 +1103,13 @@ std::string describe(int M, int N, int K) {
 }
 
 LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
+
+// Registers the step (common/registry.h): its tile configuration, describe (or nullptr),
+// its timeline hook (or nullptr), then its variants, the default first.
+LADDER_REGISTER_STEP(tile_config, describe, set_timeline, {"cluster2", gemm},
+                     {"cluster1", gemm_cluster1}, {"cluster4", gemm_cluster4},
+                     {"dataparallel", gemm_dataparallel}, {"bm64", gemm_bm64},
+                     {"bm128", gemm_bm128}, {"bm64n128", gemm_bm64n128},
+                     {"bm128n128", gemm_bm128n128}, {"bm128n192", gemm_bm128n192});
 
 }  // namespace ladder::step07

@@ -75,6 +75,7 @@
 #include "stream_k.h"  // sharing_clusters: the cost rule of make_schedule
 #include "tile_choice.h"  // choose: the tile height per problem
 #include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
+#include "registry.h"  // the registration statement at the end of the file
 #include "step_api.h"
 #include "tensor_map.h"
 #include "tma.cuh"  // wait_barrier, tma_load_2d, arrive_expect_tx: taught in step 03
@@ -82,7 +83,7 @@
 #include "warp_specialization.cuh"
 #include "wgmma.cuh"  // smem_descriptor, wgmma_*, fence_accumulators: taught in step 05
 
-// VARIANT BEGIN: its own namespace (the registry lists it as step 07's "cg")
+// VARIANT BEGIN: its own namespace (registered as step 07's "cg" at the end of the file)
 namespace ladder::step07_cg {
 // VARIANT END
 
@@ -1124,6 +1125,10 @@ std::string describe(int M, int N, int K) {
 }
 
 LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
+
+// VARIANT BEGIN: registers itself as variant "cg" of step 07, after gemm.cu's (registry.h)
+LADDER_REGISTER_VARIANT(set_timeline, {"cg", gemm});
+// VARIANT END
 
 // VARIANT BEGIN: its own namespace
 }  // namespace ladder::step07_cg

@@ -14,9 +14,9 @@ extern "C" int ladder_gemm_variant(int step, const char* variant, const void* A,
                             step, ladder::kStepCount);
     if (!ladder::step_built(*s))
         return ladder::fail(cudaErrorNotSupported,
-                            "ladder_gemm: step %d (%s) is not available: its folder is not built "
+                            "ladder_gemm: step %d is not available: its folder is not built "
                             "into this library",
-                            step, s->folder);
+                            step);
     const ladder::Variant* v = ladder::find_variant(*s, variant);
     if (v == nullptr)
         return ladder::fail(cudaErrorInvalidValue,
@@ -38,7 +38,7 @@ extern "C" int ladder_step_count(void) { return ladder::kStepCount; }
 
 extern "C" const char* ladder_step_name(int step) {
     const ladder::Step* s = ladder::find_step(step);
-    return s ? s->folder : nullptr;
+    return s != nullptr && ladder::step_built(*s) ? s->folder : nullptr;
 }
 
 extern "C" int ladder_step_available(int step) {

@@ -29,7 +29,8 @@ const char* ladder_last_error(void);
 /* Number of steps in the ladder (7), built or not. */
 int ladder_step_count(void);
 
-/* "01_naive" ... "07_clusters_multicast", or NULL for a number out of range. */
+/* "01_naive" ... "07_clusters_multicast", or NULL for a number out of range or a step
+ * not built into this library (a step registers its folder name when it is built). */
 const char* ladder_step_name(int step);
 
 /* 1 if the step's code is built into this library, else 0. */

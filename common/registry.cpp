@@ -1,67 +1,116 @@
-// registry.cpp: the one table that names every step. Adding a step is one line in
-// CMakeLists.txt (ladder_add_step) and one row here.
-//
-// Each step's entry points are declared weak: a step whose folder is not built leaves
-// them unresolved, the linker sets their addresses to null, and the C API then answers
-// "not available" instead of failing to link.
+// registry.cpp: the list the steps register themselves in (registry.h). It names no step:
+// adding a step is one line in CMakeLists.txt (ladder_add_step) and the registration
+// statement at the end of the step's gemm.cu.
 #include "registry.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
-
-#define LADDER_DECLARE_STEP(ns, ...)                                                      \
-    namespace ladder::ns {                                                                \
-    __attribute__((weak)) cudaError_t gemm(const bf16*, const bf16*, bf16*, int, int, int, \
-                                           cudaStream_t);                                 \
-    __attribute__((weak)) TileConfig tile_config();                                       \
-    __VA_ARGS__                                                                           \
-    }
-
-#define LADDER_DECLARE_VARIANT(fn)                                                        \
-    __attribute__((weak)) cudaError_t fn(const bf16*, const bf16*, bf16*, int, int, int, \
-                                         cudaStream_t);
-
-LADDER_DECLARE_STEP(step01)
-LADDER_DECLARE_STEP(step02)
-LADDER_DECLARE_STEP(step02_pipeline)  // 02_cp_async_mma_sync/gemm_pipeline.cu
-LADDER_DECLARE_STEP(step03)
-LADDER_DECLARE_STEP(step03_barrier)  // 03_tma_single_stage/gemm_barrier.cu
-LADDER_DECLARE_STEP(step03_bulk1d)   // 03_tma_single_stage/gemm_bulk1d.cu
-LADDER_DECLARE_STEP(step04)
-LADDER_DECLARE_STEP(step05)
-LADDER_DECLARE_STEP(step06)
-LADDER_DECLARE_STEP(step06_pingpong)  // 06_warp_specialized/gemm_pingpong.cu
-LADDER_DECLARE_STEP(step07, LADDER_DECLARE_VARIANT(gemm_cluster1)
-                                LADDER_DECLARE_VARIANT(gemm_cluster4)
-                                LADDER_DECLARE_VARIANT(gemm_dataparallel)
-                                LADDER_DECLARE_VARIANT(gemm_bm64)
-                                LADDER_DECLARE_VARIANT(gemm_bm128)
-                                LADDER_DECLARE_VARIANT(gemm_bm64n128)
-                                LADDER_DECLARE_VARIANT(gemm_bm128n128)
-                                LADDER_DECLARE_VARIANT(gemm_bm128n192)
-                                __attribute__((weak)) std::string describe(int, int, int);)
-LADDER_DECLARE_STEP(step07_cg)  // 07_clusters_multicast/gemm_cg.cu
+#include <string>
 
 namespace ladder {
 namespace {
 
-const Step kSteps[kStepCount] = {
-    {1, "naive", "01_naive", NeedsArch::Sm80, step01::tile_config, {{"", step01::gemm}}},
-    {2, "cp_async_mma_sync", "02_cp_async_mma_sync", NeedsArch::Sm80, step02::tile_config, {{"", step02::gemm}, {"pipeline", step02_pipeline::gemm}}},
-    {3, "tma_single_stage", "03_tma_single_stage", NeedsArch::Sm90a, step03::tile_config, {{"", step03::gemm}, {"barrier", step03_barrier::gemm}, {"bulk1d", step03_bulk1d::gemm}}},
-    {4, "tma_multistage", "04_tma_multistage", NeedsArch::Sm90a, step04::tile_config, {{"", step04::gemm}}},
-    {5, "wgmma", "05_wgmma", NeedsArch::Sm90a, step05::tile_config, {{"", step05::gemm}}},
-    {6, "warp_specialized", "06_warp_specialized", NeedsArch::Sm90a, step06::tile_config, {{"cooperative", step06::gemm}, {"pingpong", step06_pingpong::gemm}}},
-    {7, "clusters_multicast", "07_clusters_multicast", NeedsArch::Sm90a, step07::tile_config, {{"cluster2", step07::gemm}, {"cluster1", step07::gemm_cluster1}, {"cluster4", step07::gemm_cluster4}, {"dataparallel", step07::gemm_dataparallel}, {"bm64", step07::gemm_bm64}, {"bm128", step07::gemm_bm128}, {"bm64n128", step07::gemm_bm64n128}, {"bm128n128", step07::gemm_bm128n128}, {"bm128n192", step07::gemm_bm128n192}, {"cg", step07_cg::gemm}}, step07::describe},
+struct Entry {
+    Step step;
+    // Where each of step.variants sorts (file_order, position in its file's statement):
+    // files register in no particular order, the list is always the same.
+    int file_order[kMaxVariants];
+    int position[kMaxVariants];
+    int count;
 };
+
+struct Registry {
+    Entry steps[kStepCount] = {};
+    Registry() {
+        for (int i = 0; i < kStepCount; ++i) {
+            steps[i].step.number = i + 1;  // built or not: find_step answers for 1..kStepCount
+            steps[i].step.name = "";
+            steps[i].step.folder = "";
+        }
+    }
+};
+
+// A function-local static: it exists before the first registration, whichever file's
+// static initialization runs first.
+Registry& registry() {
+    static Registry r;
+    return r;
+}
+
+[[noreturn]] void refuse(int number, const std::string& what) {
+    std::fprintf(stderr, "ladder registry: step %d: %s\n", number, what.c_str());
+    std::abort();
+}
+
+Entry& entry_for(int number) {
+    if (number < 1 || number > kStepCount)
+        refuse(number, "no such step (the steps are 1.." + std::to_string(kStepCount) + ")");
+    return registry().steps[number - 1];
+}
+
+void add_variants(Entry& e, int file_order, TimelineHook set_timeline,
+                  std::initializer_list<Variant> variants) {
+    int position = 0;
+    for (const Variant& v : variants) {
+        if (v.name == nullptr || v.gemm == nullptr)
+            refuse(e.step.number, "a variant without a name or a function");
+        for (int i = 0; i < e.count; ++i)
+            if (std::strcmp(e.step.variants[i].name, v.name) == 0)
+                refuse(e.step.number, std::string("a second variant named '") + v.name + "'");
+        if (e.count == kMaxVariants)
+            refuse(e.step.number, std::string("no room for variant '") + v.name + "': more than " +
+                                      std::to_string(kMaxVariants) + " (kMaxVariants, registry.h)");
+        // Insertion into the sorted list: after every variant that sorts before this one.
+        int at = e.count;
+        while (at > 0 && (e.file_order[at - 1] > file_order ||
+                          (e.file_order[at - 1] == file_order && e.position[at - 1] > position))) {
+            e.step.variants[at] = e.step.variants[at - 1];
+            e.file_order[at] = e.file_order[at - 1];
+            e.position[at] = e.position[at - 1];
+            --at;
+        }
+        e.step.variants[at] = {v.name, v.gemm, set_timeline};
+        e.file_order[at] = file_order;
+        e.position[at] = position++;
+        ++e.count;
+    }
+}
 
 }  // namespace
 
-const Step* find_step(int number) {
-    if (number < 1 || number > kStepCount) return nullptr;
-    return &kSteps[number - 1];
+StepRegistration::StepRegistration(int number, const char* folder, NeedsArch arch,
+                                   TileConfig (*tile_config)(), DescribeFn describe,
+                                   TimelineHook set_timeline,
+                                   std::initializer_list<Variant> variants) {
+    Entry& e = entry_for(number);
+    if (e.step.tile_config != nullptr)
+        refuse(number, std::string("registered twice: by ") + e.step.folder + " and by " + folder);
+    if (tile_config == nullptr || variants.size() == 0)
+        refuse(number, std::string(folder) + " registers no tile_config or no variant");
+    e.step.folder = folder;
+    // The short name: the folder without its number ("05_wgmma": "wgmma").
+    const char* underscore = std::strchr(folder, '_');
+    e.step.name = underscore ? underscore + 1 : folder;
+    e.step.arch = arch;
+    e.step.tile_config = tile_config;
+    e.step.describe = describe;
+    add_variants(e, 0, set_timeline, variants);
 }
 
-bool step_built(const Step& step) { return step.variants[0].gemm != nullptr; }
+VariantRegistration::VariantRegistration(int number, int file_order, TimelineHook set_timeline,
+                                         std::initializer_list<Variant> variants) {
+    add_variants(entry_for(number), file_order, set_timeline, variants);
+}
+
+const Step* find_step(int number) {
+    if (number < 1 || number > kStepCount) return nullptr;
+    return &registry().steps[number - 1].step;
+}
+
+bool step_built(const Step& step) {
+    return step.tile_config != nullptr && step.variants[0].gemm != nullptr;
+}
 
 const Variant* find_variant(const Step& step, const char* name) {
     for (const Variant& v : step.variants) {

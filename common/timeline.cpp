@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -12,47 +11,8 @@
 #include "harness.h"
 #include "registry.h"
 
-// Each instrumented step defines ladder::stepNN::set_timeline with LADDER_TIMELINE_HOOK()
-// (only in LADDER_TIMELINE builds), and so does a variant file (gemm_<name>.cu, its own
-// namespace): it records into its own buffer. Weak, as in registry.cpp: where there is
-// none, the address is null.
-#define LADDER_DECLARE_TIMELINE_HOOK(ns) \
-    namespace ladder::ns {               \
-    __attribute__((weak)) cudaError_t set_timeline(const timeline::Buffer&); \
-    }
-LADDER_DECLARE_TIMELINE_HOOK(step03)
-LADDER_DECLARE_TIMELINE_HOOK(step03_barrier)  // 03_tma_single_stage/gemm_barrier.cu
-LADDER_DECLARE_TIMELINE_HOOK(step03_bulk1d)   // 03_tma_single_stage/gemm_bulk1d.cu
-LADDER_DECLARE_TIMELINE_HOOK(step04)
-LADDER_DECLARE_TIMELINE_HOOK(step05)
-LADDER_DECLARE_TIMELINE_HOOK(step06)
-LADDER_DECLARE_TIMELINE_HOOK(step06_pingpong)  // 06_warp_specialized/gemm_pingpong.cu
-LADDER_DECLARE_TIMELINE_HOOK(step07)
-LADDER_DECLARE_TIMELINE_HOOK(step07_cg)  // 07_clusters_multicast/gemm_cg.cu
-#undef LADDER_DECLARE_TIMELINE_HOOK
-
 namespace ladder::timeline {
 namespace {
-
-using AttachFn = cudaError_t (*)(const Buffer&);
-
-// The hook of the file that holds `variant` of `step` ("" or null: the step's gemm.cu).
-// A variant file's kernel records into its own file's buffer, so it needs its own hook;
-// the other variants are gemm.cu's kernels launched another way.
-AttachFn hook_for(int step, const char* variant) {
-    auto is = [&](const char* name) { return variant != nullptr && std::strcmp(variant, name) == 0; };
-    switch (step) {
-        case 3:
-            return is("barrier") ? step03_barrier::set_timeline
-                   : is("bulk1d") ? step03_bulk1d::set_timeline
-                                  : step03::set_timeline;
-        case 4: return step04::set_timeline;
-        case 5: return step05::set_timeline;
-        case 6: return is("pingpong") ? step06_pingpong::set_timeline : step06::set_timeline;
-        case 7: return is("cg") ? step07_cg::set_timeline : step07::set_timeline;
-        default: return nullptr;  // steps 01-02 have no TMA pipeline to draw
-    }
-}
 
 // The slot grid (timeline.h): the producer and up to 8 consumers (steps 03-04's warps),
 // and k-block numbers up to kblock_rows(K). An event outside it is dropped and reported.
@@ -98,7 +58,8 @@ bool available(const Step& step, std::string* why) {
            "with -DLADDER_TIMELINE=ON (cmake -S . -B build-timeline -G Ninja -DLADDER_TIMELINE=ON)";
     return false;
 #else
-    if (hook_for(step.number, nullptr) == nullptr) {
+    // Each variant carries the hook of its file (registry.h): the default's is gemm.cu's.
+    if (step.variants[0].set_timeline == nullptr) {
         *why = std::string("--timeline: step ") + std::to_string(step.number) + " (" + step.folder +
                ") is not instrumented (its gemm.cu has no LADDER_TIMELINE_HOOK())";
         return false;
@@ -110,7 +71,9 @@ bool available(const Step& step, std::string* why) {
 bool record_csv(const Step& step, const Variant& variant, long long M, long long N, long long K,
                 uint64_t seed, const std::string& csv_path, std::string* error) {
     if (!available(step, error)) return false;
-    const AttachFn attach = hook_for(step.number, variant.name);
+    // A variant file's kernel records into its own file's buffer, so the hook is the
+    // variant's, not the step's.
+    const TimelineHook attach = variant.set_timeline;
     if (attach == nullptr) {
         *error = std::string("--timeline: variant '") + variant.name + "' of step " +
                  std::to_string(step.number) + " is not instrumented";

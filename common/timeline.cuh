@@ -1,6 +1,7 @@
 // timeline.cuh: the pipeline timeline, device side. An instrumentation aid, compiled in
 // only when the build is configured with -DLADDER_TIMELINE=ON; otherwise every macro
-// below expands to nothing and a step's SASS is exactly what it is without this file.
+// below expands to nothing (LADDER_TIMELINE_HOOK to a host-side null pointer) and a step's
+// SASS is exactly what it is without this file.
 //
 // What a step writes (common/timeline.h has the Record layout and the Event list):
 //
@@ -28,10 +29,10 @@
 // `static __device__ Buffer g_buffer`: internal linkage, so every gemm.cu that includes
 // it owns a private copy in its own device module, which is what its kernels see.
 // LADDER_TIMELINE_HOOK() then defines ladder::stepNN::set_timeline(const Buffer&), which
-// copies a Buffer into that step's g_buffer. common/timeline.cpp declares these functions
-// weak (as registry.cpp does with gemm and tile_config), so a step that has no hook (or
-// a build without LADDER_TIMELINE) leaves a null pointer, and `--timeline` says so instead
-// of failing to link.
+// copies a Buffer into that step's g_buffer, and the file's registration statement
+// (registry.h) hands set_timeline to the registry with each of the file's variants. In a
+// build without LADDER_TIMELINE, set_timeline is a null pointer instead; a step without a
+// hook (steps 01-02) registers nullptr; either way `--timeline` says why it cannot record.
 //
 // Timestamps. Each event carries both clocks: %globaltimer (nanoseconds, the same on every
 // SM, but on some GPUs it only ticks every microsecond, coarser than one k-block) and
@@ -100,7 +101,8 @@ static inline cudaError_t attach(const Buffer& buffer) {
                                ::ladder::timeline::Event::event, (kblock))
 // A statement that only timeline builds need (step 05 has one; it says why).
 #define LADDER_TIMELINE_ONLY(...) __VA_ARGS__
-// The step's hook, ladder::stepNN::set_timeline (expand it inside the step's namespace).
+// The step's hook, ladder::stepNN::set_timeline (expand it inside the step's namespace,
+// before the registration statement that names it).
 #define LADDER_TIMELINE_HOOK()                                                          \
     cudaError_t set_timeline(const ::ladder::timeline::Buffer& buffer) {                \
         return ::ladder::timeline::attach(buffer);                                      \
@@ -115,6 +117,7 @@ static inline cudaError_t attach(const Buffer& buffer) {
     do {                                                               \
     } while (0)
 #define LADDER_TIMELINE_ONLY(...)
-#define LADDER_TIMELINE_HOOK()
+// No hook: the registration statement (registry.h) registers a null pointer.
+#define LADDER_TIMELINE_HOOK() constexpr decltype(nullptr) set_timeline = nullptr;
 
 #endif
