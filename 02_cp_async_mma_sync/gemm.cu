@@ -115,9 +115,6 @@ static_assert(ACC_REGS == 128, "the register budget above assumes 128 accumulato
 // Device helpers new to this step
 // -------------------------------------------------------------------------------------
 
-// How many tiles of size `tile` cover x >= 1 elements; (x + tile - 1) / tile would
-// overflow int for x close to INT_MAX.
-__host__ __device__ constexpr int ceil_div(int x, int tile) { return (x - 1) / tile + 1; }
 
 // Byte offset of 16-byte chunk `chunk` (0..7) of row `row` inside one k-block of A or B.
 // Rows are 128 bytes, i.e. exactly one pass over the 32 banks (4 bytes each). Unswizzled,
@@ -206,7 +203,7 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
     const uint32_t smem_base = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
 
     // A 1-D grid (grid.x has room for 2^31-1 tiles) walked row of tiles by row of tiles.
-    const int tiles_n = ceil_div(N, BN);
+    const int tiles_n = layout::ceil_div(N, BN);
     const int m0 = static_cast<int>(blockIdx.x) / tiles_n * BM;
     const int n0 = static_cast<int>(blockIdx.x) % tiles_n * BN;
 
@@ -227,7 +224,7 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
     const int b_lane_row = warp_n0 + layout::ldmatrix_b_row(lane);
     const int b_lane_chunk = layout::ldmatrix_b_chunk(lane);
 
-    const int k_blocks = ceil_div(K, BK);
+    const int k_blocks = layout::ceil_div(K, BK);
 
     // ---- producer: every thread issues its 4 + 8 copies of a k-block ------------------
     // Thread t always copies chunk t % 8 of tile rows t / 8, t / 8 + 32, t / 8 + 64, ...:
@@ -354,7 +351,7 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
         err != cudaSuccess)
         return err;
 
-    const long long tiles = static_cast<long long>(ceil_div(M, BM)) * ceil_div(N, BN);
+    const long long tiles = static_cast<long long>(layout::ceil_div(M, BM)) * layout::ceil_div(N, BN);
     if (tiles > INT_MAX)
         return fail(cudaErrorInvalidValue,
                     "%s: M=%d N=%d needs %lld tiles, more than a grid holds", kStep, M, N, tiles);

@@ -136,9 +136,6 @@ static_assert(STAGES >= 3, "one slot read, one landing, one being refilled");
 // (swizzled_offset, ldmatrix_x4 and mma_m16n8k16_bf16 come from mma_sync.cuh; wait_barrier,
 // tma_load_2d and arrive_expect_tx from tma.cuh.)
 
-// How many tiles of size `tile` cover x >= 1 elements; (x + tile - 1) / tile would
-// overflow int for x close to INT_MAX.
-__host__ __device__ constexpr int ceil_div(int x, int tile) { return (x - 1) / tile + 1; }
 
 // -------------------------------------------------------------------------------------
 // Device helpers new to this step
@@ -173,7 +170,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     SharedStorage& s = *reinterpret_cast<SharedStorage*>(smem + ((1024 - smem_raw % 1024) % 1024));
 
     // A 1-D grid (grid.x has room for 2^31-1 tiles) walked row of tiles by row of tiles.
-    const int tiles_n = ceil_div(N, BN);
+    const int tiles_n = layout::ceil_div(N, BN);
     const int m0 = static_cast<int>(blockIdx.x) / tiles_n * BM;
     const int n0 = static_cast<int>(blockIdx.x) % tiles_n * BN;
 
@@ -193,7 +190,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     const int b_lane_row = warp_n0 + layout::ldmatrix_b_row(lane);
     const int b_lane_chunk = layout::ldmatrix_b_chunk(lane);
 
-    const int k_blocks = ceil_div(K, BK);  // the last one may overhang K: TMA zero-fills it
+    const int k_blocks = layout::ceil_div(K, BK);  // the last one may overhang K: TMA zero-fills it
 
     if (threadIdx.x == 0) {
         for (int stage = 0; stage < STAGES; ++stage) {
@@ -344,7 +341,7 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
         err != cudaSuccess)
         return err;
 
-    const long long tiles = static_cast<long long>(ceil_div(M, BM)) * ceil_div(N, BN);
+    const long long tiles = static_cast<long long>(layout::ceil_div(M, BM)) * layout::ceil_div(N, BN);
     if (tiles > INT_MAX)
         return fail(cudaErrorInvalidValue,
                     "%s: M=%d N=%d needs %lld tiles, more than a grid holds", kStep, M, N, tiles);

@@ -73,18 +73,18 @@ namespace ladder::step06 {
 //   pointers, coordinates); 232 leaves the consumer ~100 registers above its accumulators
 //   so the compiler never spills them (ptxas -v reports 0 bytes spill for this kernel).
 // Shared memory decides the number of stages (below the sizes).
-constexpr int BM = 128;  // rows of C per CTA
-constexpr int BN = 256;  // columns of C per CTA
-constexpr int BK = 64;   // K extent of one stage
+constexpr int WGMMA_M = 64;  // one wgmma m64: the rows of C a consumer owns
+constexpr int WGMMA_K = 16;  // K of one wgmma (bf16)
 constexpr int WARPGROUP_THREADS = 128;
 constexpr int CONSUMER_WARPGROUPS = 2;
+constexpr int BM = CONSUMER_WARPGROUPS * WGMMA_M;  // 128 rows of C per CTA
+constexpr int BN = 256;                            // columns of C per CTA
+constexpr int BK = 64;                             // K extent of one stage
 constexpr int THREADS = (1 + CONSUMER_WARPGROUPS) * WARPGROUP_THREADS;  // 384
-constexpr int WGMMA_M = BM / CONSUMER_WARPGROUPS;  // 64 rows of C per consumer: one wgmma m64
-constexpr int WGMMA_K = 16;                     // K of one wgmma (bf16)
 constexpr int ACC_REGS = WGMMA_M * BN / WARPGROUP_THREADS;  // 128 fp32 accumulators per thread
 constexpr int PRODUCER_REGISTERS = 40;
 constexpr int CONSUMER_REGISTERS = 232;
-constexpr int SWIZZLE_BYTES = 128;            // CU_TENSOR_MAP_SWIZZLE_128B
+constexpr int ROW_BYTES = BK * static_cast<int>(sizeof(__nv_bfloat16));  // 128
 constexpr size_t SMEM_OPTIN_BYTES = 232448;  // 227 KB: H100's MaxSharedMemoryPerBlockOptin
 constexpr size_t SMEM_SLACK_BYTES = 1024 + 256;  // base alignment + barriers
 
@@ -105,7 +105,7 @@ static_assert(STAGES == 4, "the derivation above");
 static_assert(THREADS == 384, "one producer and two consumer warpgroups");
 static_assert(WGMMA_M == 64, "each consumer issues wgmma with M = 64");
 static_assert(BN % 8 == 0 && BN >= 8 && BN <= 256, "wgmma N is a multiple of 8 up to 256");
-static_assert(BK * sizeof(__nv_bfloat16) == SWIZZLE_BYTES,
+static_assert(ROW_BYTES == 128,
               "a k-block row must be exactly one 128-byte swizzle span");
 static_assert(BK % WGMMA_K == 0, "whole wgmma k16 steps per stage");
 static_assert(BM <= 256 && BN <= 256, "a TMA box has at most 256 rows");
@@ -239,10 +239,10 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     // Consecutive CTAs walk down M inside one column of tiles, so CTAs that run at the same
     // time share B tiles in L2. (Step 07 replaces this with a grouped, persistent order.)
     // Changed from step 05's row-by-row order: a wave there swept all of B, too big for L2.
-    const int tiles_m = (M + BM - 1) / BM;
+    const int tiles_m = layout::ceil_div(M, BM);
     const int m0 = static_cast<int>(blockIdx.x % tiles_m) * BM;
     const int n0 = static_cast<int>(blockIdx.x / tiles_m) * BN;
-    const int k_blocks = (K + BK - 1) / BK;
+    const int k_blocks = layout::ceil_div(K, BK);
 
     if (threadIdx.x == 0) {
         for (int stage = 0; stage < STAGES; ++stage) {
@@ -310,7 +310,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaStart, first_fill + kb);
             const uint32_t a_tile =
                 static_cast<uint32_t>(__cvta_generic_to_shared(s.a[stage])) +
-                a_row_in_stage * SWIZZLE_BYTES;
+                a_row_in_stage * ROW_BYTES;
             const uint32_t b_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.b[stage]));
             wgmma_fence();
 #pragma unroll
@@ -439,8 +439,8 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
         err != cudaSuccess)
         return err;
 
-    const long long tiles_m = (M + BM - 1) / BM;
-    const long long tiles_n = (N + BN - 1) / BN;
+    const long long tiles_m = layout::ceil_div(M, BM);
+    const long long tiles_n = layout::ceil_div(N, BN);
     if (tiles_m * tiles_n > INT_MAX)
         return fail(cudaErrorInvalidValue, "%s: %lld x %lld tiles exceed the 2^31-1 grid", kStep,
                     tiles_m, tiles_n);

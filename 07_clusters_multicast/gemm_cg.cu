@@ -120,7 +120,7 @@ constexpr int WARPGROUP_THREADS = 128;
 constexpr int WGMMA_M = 64;  // rows of C per consumer: one wgmma m64
 constexpr int WGMMA_K = 16;  // K of one wgmma (bf16)
 constexpr int MAX_CONSUMERS = 2;
-constexpr int SWIZZLE_BYTES = 128;            // CU_TENSOR_MAP_SWIZZLE_128B
+constexpr int ROW_BYTES = BK * static_cast<int>(sizeof(__nv_bfloat16));  // 128
 constexpr size_t SMEM_OPTIN_BYTES = 232448;  // 227 KB: H100's MaxSharedMemoryPerBlockOptin
 constexpr int EPI_N = 128;    // columns of C a consumer stages in shared memory at a time
 constexpr int C_BOX = 64;     // a TMA store box is 64x64 bf16: 128-byte rows, one swizzle span
@@ -202,9 +202,9 @@ template <int CLUSTER, class T>
 constexpr uint32_t B_SLICE_BYTES = B_SLICE_ROWS<CLUSTER, T> * BK * sizeof(__nv_bfloat16);
 
 static_assert(WGMMA_M == 64, "each consumer issues wgmma with M = 64");
-static_assert(BK * sizeof(__nv_bfloat16) == SWIZZLE_BYTES,
+static_assert(ROW_BYTES == 128,
               "a k-block row must be exactly one 128-byte swizzle span");
-static_assert(C_BOX * sizeof(__nv_bfloat16) == SWIZZLE_BYTES,
+static_assert(C_BOX * sizeof(__nv_bfloat16) == ROW_BYTES,
               "a C store box row must be exactly one 128-byte swizzle span");
 static_assert(BK % WGMMA_K == 0, "whole wgmma k16 steps per stage");
 static_assert(EPI_N % C_BOX == 0, "whole store boxes per epilogue round");
@@ -478,8 +478,8 @@ __device__ __forceinline__ void await_partial(int* flag, int barrier_id, int thr
 // schedule with it and the kernel places tiles with it, so the two always agree.
 template <int CLUSTER, class T>
 __host__ __device__ inline int2 cluster_tile_grid(int M, int N) {
-    const int tiles_m = (M + T::BM - 1) / T::BM;
-    const int tiles_n = (N + T::BN - 1) / T::BN;
+    const int tiles_m = layout::ceil_div(M, T::BM);
+    const int tiles_n = layout::ceil_div(N, T::BN);
     return make_int2((tiles_m + CLUSTER - 1) / CLUSTER, tiles_n);
 }
 
@@ -649,7 +649,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         // one add, instead of rebuilding the descriptor for every wgmma. Shared addresses
         // stay below 2^18, so the 14-bit field cannot carry into the next one.
         uint32_t a_desc0 = smem_descriptor_lo(
-            static_cast<uint32_t>(__cvta_generic_to_shared(s.a[0])) + consumer * WGMMA_M * SWIZZLE_BYTES);
+            static_cast<uint32_t>(__cvta_generic_to_shared(s.a[0])) + consumer * WGMMA_M * ROW_BYTES);
         uint32_t b_desc0 = smem_descriptor_lo(static_cast<uint32_t>(__cvta_generic_to_shared(s.b[0])));
         uint64_t* full_barrier = s.full_barrier;
         uint64_t* empty_barrier = s.empty_barrier;
@@ -993,7 +993,7 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
 
     // Without clusters every CTA is a cluster of one (%clusterid = %ctaid), and the
     // schedule counts CTA tiles.
-    const int k_blocks = (K + BK - 1) / BK;
+    const int k_blocks = layout::ceil_div(K, BK);
     const Schedule sched =
         clustered ? make_schedule(cluster_tiles, k_blocks, resident_clusters, share_last_wave)
                   : make_schedule(static_cast<int>(cta_tiles), k_blocks, resident_ctas, share_last_wave);

@@ -23,6 +23,11 @@
 
 namespace ladder::layout {
 
+// How many tiles of size `tile` cover x >= 1 elements (rows, columns, k-blocks): every
+// step's grid and k-loop count with it. (x + tile - 1) / tile would overflow int for x
+// close to INT_MAX.
+LADDER_HOST_DEVICE constexpr int ceil_div(int x, int tile) { return (x - 1) / tile + 1; }
+
 // -------------------------------------------------------------------------------------
 // Shared memory: banks and the XOR swizzle
 // -------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 // hand from the PTX ISA tables and the kernels' comments. CPU only.
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <set>
 #include <utility>
 #include <vector>
@@ -16,6 +17,17 @@ namespace L = ladder::layout;
 using L::Swizzle;
 
 // ---- swizzle -----------------------------------------------------------------------------
+TEST(LayoutCeilDiv, CountsTheTilesThatCoverXWithoutOverflow) {
+    EXPECT_EQ(L::ceil_div(1, 64), 1);
+    EXPECT_EQ(L::ceil_div(64, 64), 1);
+    EXPECT_EQ(L::ceil_div(65, 64), 2);
+    EXPECT_EQ(L::ceil_div(2056, 64), 33);  // 1000x1992x2056: the last k-block holds 8 columns
+    EXPECT_EQ(L::ceil_div(1000, 128), 8);
+    // (x + tile - 1) / tile would overflow here; the steps take sizes up to 2147418112.
+    EXPECT_EQ(L::ceil_div(INT_MAX, 256), INT_MAX / 256 + 1);
+    EXPECT_EQ(L::ceil_div(2147418112, 128), 2147418112 / 128);
+}
+
 TEST(LayoutSwizzle, KernelFormIsTheTmaSwizzleOfTheAddress) {
     // The kernels' row/chunk form, the TMA's address-bit form and the tile placement agree
     // on every chunk of a 256-row k-block (the B tile of steps 02-07).
