@@ -844,13 +844,15 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 // time. Shared among S clusters, it takes L*k_blocks/S plus the cost of sharing: a fix-up
 // and a read per further cluster that holds part of a tile. stream_k::sharing_clusters
 // tries every S that cuts the tiles evenly (split-K, S = j*L) and all of the grid (S = G),
-// and keeps the cheapest only where it beats the data-parallel last wave.
-Schedule make_schedule(int tiles, int k_blocks, int max_clusters, bool share_last_wave) {
+// and keeps the cheapest only where it beats the data-parallel last wave; a problem one tile
+// high, bound by reading B from DRAM, by no more than two clusters per tile.
+Schedule make_schedule(int tiles, int k_blocks, int max_clusters, bool share_last_wave,
+                       bool one_tile_row) {
     Schedule s{tiles, k_blocks, tiles < max_clusters ? tiles : max_clusters, tiles, 0};
     const int leftover = tiles % max_clusters;  // tiles of the last, partial wave
     if (!share_last_wave || leftover == 0) return s;
     if (static_cast<long long>(leftover) * k_blocks > INT_MAX) return s;  // WorkCursor counts in int
-    const int sharing = stream_k::sharing_clusters(leftover, k_blocks, max_clusters);
+    const int sharing = stream_k::sharing_clusters(leftover, k_blocks, max_clusters, one_tile_row);
     if (sharing == 0) return s;
     s.dp_tiles = tiles - leftover;
     s.sk_clusters = sharing;
@@ -994,9 +996,11 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     // Without clusters every CTA is a cluster of one (%clusterid = %ctaid), and the
     // schedule counts CTA tiles.
     const int k_blocks = layout::ceil_div(K, BK);
+    const bool one_tile_row = plain_grid.x == 1;  // stream_k::kOneTileRowHolders
     const Schedule sched =
-        clustered ? make_schedule(cluster_tiles, k_blocks, resident_clusters, share_last_wave)
-                  : make_schedule(static_cast<int>(cta_tiles), k_blocks, resident_ctas, share_last_wave);
+        clustered ? make_schedule(cluster_tiles, k_blocks, resident_clusters, share_last_wave, one_tile_row)
+                  : make_schedule(static_cast<int>(cta_tiles), k_blocks, resident_ctas, share_last_wave,
+                                  one_tile_row);
     float* partials = nullptr;
     int* flags = nullptr;
     if (sched.sk_clusters > 0) {

@@ -112,7 +112,8 @@ Candidate step07_launch(const Machine& machine, const std::string& variant, Prob
     const long long resident = resident_clusters(machine, c.cluster);
     const long long leftover = tiles % resident, k_blocks = ceil_div(problem.k, c.bk);
     if (leftover == 0) return c;
-    const int sharing = stream_k::sharing_clusters(leftover, k_blocks, resident);
+    const bool one_tile_row = ceil_div(problem.m, c.bm) == 1;
+    const int sharing = stream_k::sharing_clusters(leftover, k_blocks, resident, one_tile_row);
     if (sharing > 0) c.stream_k = sharing;
     return c;
 }

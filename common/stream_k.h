@@ -15,6 +15,14 @@ constexpr long long kMinKBlocks = 8;
 constexpr long long kFixupKBlocks = 12;
 constexpr long long kPeerKBlocks = 4;
 
+// A problem one tile high (M within one tile's rows; after step 07 computes C^T for few
+// columns, N) reads every element of B once, from DRAM, and its one wave is as long as
+// DRAM takes for B, however short the runs: a further holder of a tile adds its fix-up and
+// saves nothing. Measured on the H200 (README.md section 5), 64x4096x4096 in 64x128 tiles:
+// 17.0 us with each tile shared by 2 CTAs, 17.9 by 3, 18.7 by 4 (what the k-block count
+// alone picks), 20.3 not shared. Such a wave is shared by at most 2 holders per tile.
+constexpr long long kOneTileRowHolders = 2;
+
 // Partials the owner of a shared tile adds when S clusters share L tiles' k-blocks: about
 // S/L clusters hold a piece of each tile, one more where S is not a multiple of L and runs
 // straddle tile boundaries.
@@ -32,13 +40,15 @@ struct LastWave {
     int clusters;
     long long k_blocks;
 };
-inline LastWave last_wave(long long leftover, long long k_blocks, long long max_clusters) {
+inline LastWave last_wave(long long leftover, long long k_blocks, long long max_clusters,
+                          bool one_tile_row = false) {
     LastWave best{0, leftover > 0 ? k_blocks : 0};
     if (leftover <= 0) return best;
     const long long shared_kblocks = leftover * k_blocks;
     for (long long clusters = 2 * leftover; clusters <= max_clusters + leftover; clusters += leftover) {
         const long long S = clusters <= max_clusters ? clusters : max_clusters;
         if (S <= leftover) break;
+        if (one_tile_row && S > kOneTileRowHolders * leftover) break;
         const long long run = (shared_kblocks + S - 1) / S;
         if (run < kMinKBlocks) break;
         const long long cost = run + kFixupKBlocks + kPeerKBlocks * holders(S, leftover);
@@ -49,8 +59,9 @@ inline LastWave last_wave(long long leftover, long long k_blocks, long long max_
 }
 
 // make_schedule's question: how many clusters share the last wave (0: none).
-inline int sharing_clusters(long long leftover, long long k_blocks, long long max_clusters) {
-    return last_wave(leftover, k_blocks, max_clusters).clusters;
+inline int sharing_clusters(long long leftover, long long k_blocks, long long max_clusters,
+                            bool one_tile_row = false) {
+    return last_wave(leftover, k_blocks, max_clusters, one_tile_row).clusters;
 }
 
 }  // namespace ladder::stream_k

@@ -51,7 +51,7 @@ inline Estimate estimate(long long m, long long n, long long k, int sms, int clu
     const long long slots = sms / unit;  // resident clusters
     const long long leftover = units % slots;
     const int sharing =
-        share_last_wave ? stream_k::last_wave(leftover, (k + 63) / 64, slots).clusters : 0;
+        share_last_wave ? stream_k::last_wave(leftover, (k + 63) / 64, slots, tiles_m == 1).clusters : 0;
     return {tiles, units / slots + (leftover ? 1 : 0), sharing, "", false, tile, units, slots};
 }
 

@@ -114,14 +114,15 @@ TEST(PlannerModel, VariantsChargeWhatTheyIssuePerKBlock) {
 }
 
 TEST(PlannerModel, Step07LaunchesAsItsKernelDecides) {
-    // 64x4096x4096: 16 tiles of 128x256 on 132 SMs, 64 k-blocks: no clusters for a grid
-    // smaller than the GPU, and the 16 x 64 k-blocks shared by S CTAs (stream-K) at the least
-    // cost run + 12 + 4 per partial the owner adds: S = 32: 32 + 12 + 4 = 48; 48: 22 + 12 + 8
-    // = 42; 64: 16 + 12 + 12 = 40; 80: 13 + 12 + 16 = 41; ... 132: 8 + 12 + 36 = 56. S = 64.
+    // 64x4096x4096: 32 tiles of 64x128 on 132 SMs, 64 k-blocks: no clusters for a grid
+    // smaller than the GPU, and the 32 x 64 k-blocks shared by S CTAs (stream-K). At the cost
+    // run + 12 + 4 per partial the owner adds, S = 64: 32 + 12 + 4 = 48; 96: 22 + 12 + 8 = 42;
+    // 128: 16 + 12 + 12 = 40, the least; but the problem is one tile high, bound by reading B
+    // from DRAM, and shares by at most 2 CTAs per tile: S = 64 (stream_k::kOneTileRowHolders).
     const Problem skinny{64, 4096, 4096};
     const Plan p = step_plan(7, "cluster2", skinny);
     EXPECT_EQ(p.candidate.cluster, 1);
-    EXPECT_EQ(p.candidate.stream_k, 128);
+    EXPECT_EQ(p.candidate.stream_k, 64);
     EXPECT_EQ(step_plan(7, "dataparallel", skinny).candidate.stream_k, 0);  // never shares
     // 4096^3 in clusters of 2: 256 tiles on 66 clusters leave 58; shared by all 66, a run of
     // 57 k-blocks + 12 + 2 x 4 = 77 is longer than the 64 of a tile: no sharing, clusters stay.
@@ -133,23 +134,35 @@ TEST(PlannerModel, Step07LaunchesAsItsKernelDecides) {
     EXPECT_EQ(step_plan(7, "bm128", Problem{1000, 1992, 2056}).candidate.stream_k, 0);
 }
 
+TEST(StreamK, AProblemOneTileHighSharesByTwoHoldersAtMost) {
+    // 32 tiles of 64 k-blocks on 132 CTAs: the k-block count alone picks 128 (4 holders a
+    // tile, 16 + 12 + 3 x 4 = 40 k-blocks); one tile high, B's DRAM reads bound the wave and
+    // 2 holders a tile (64 CTAs) ran fastest (README.md section 5).
+    EXPECT_EQ(ladder::stream_k::sharing_clusters(32, 64, 132), 128);
+    EXPECT_EQ(ladder::stream_k::sharing_clusters(32, 64, 132, true), 64);
+    // A wave whose 2 holders would not pay stays unshared: 32 tiles of 8 k-blocks.
+    EXPECT_EQ(ladder::stream_k::sharing_clusters(32, 8, 132, true), 0);
+    // More than one tile row: the cap does not apply (58 of 66 clusters, 64 k-blocks: none).
+    EXPECT_EQ(ladder::stream_k::sharing_clusters(58, 64, 66), 0);
+}
+
 TEST(PlannerModel, ASharedTilePaysForItsPartials) {
-    // 64x4096x4096 (M <= 64: the 64x128 tile, common/tile_choice.h) shared by 128 CTAs: each
-    // of the 32 tiles in 4 runs of 16 k-blocks. A holder writes a 64x128 fp32 partial (32 KiB)
-    // at its share of the 16-byte store bandwidth; the owner reads the other 3 at one SM's L2
-    // rate, then stores C as usual. On the H200 as measured (its machine file) sharing is
-    // predicted faster, as it ran: 18.7 us shared, 20.4 us data-parallel (07's README,
-    // section 6).
+    // 64x4096x4096 (M <= 64: the 64x128 tile, common/tile_choice.h) shared by 64 CTAs: each
+    // of the 32 tiles in 2 runs of 32 k-blocks. A holder writes a 64x128 fp32 partial (32 KiB)
+    // at its share of the 16-byte store bandwidth; the owner reads the other one at one SM's
+    // L2 rate, then stores C as usual. On the H200 as measured (its machine file) sharing is
+    // predicted faster, as it ran: 17.0 us shared, 20.3 us data-parallel (07's README,
+    // section 5).
     Machine m = h200();
     std::string error;
     ASSERT_TRUE(read_machine_file(kH200File, &m, &error)) << error;
     const Plan shared = plan_step(m, 7, "", Problem{64, 4096, 4096});
     const Plan whole = plan_step(m, 7, "dataparallel", Problem{64, 4096, 4096});
-    EXPECT_EQ(shared.candidate.stream_k, 128);
+    EXPECT_EQ(shared.candidate.stream_k, 64);
     const double partial = 64.0 * 128 * 4;
     EXPECT_NEAR(shared.prediction.epilogue_ns - whole.prediction.epilogue_ns,
-                partial / (m.store16_tbps * 1e3 / m.sm_count) + 3 * partial / m.tma_one_sm_gbps, 1e-6);
-    EXPECT_NEAR(shared.prediction.tile_ns, 16 * shared.prediction.kblock_ns + shared.prediction.epilogue_ns, 1e-6);
+                partial / (m.store16_tbps * 1e3 / m.sm_count) + 1 * partial / m.tma_one_sm_gbps, 1e-6);
+    EXPECT_NEAR(shared.prediction.tile_ns, 32 * shared.prediction.kblock_ns + shared.prediction.epilogue_ns, 1e-6);
     EXPECT_LT(shared.prediction.total_us, whole.prediction.total_us);
     // With whole waves before it, only the last wave is shared: 8192x4096x14336 in clusters
     // of 2 is 512 tiles on 66 clusters, 7 whole tiles each, then 50 x 224 k-blocks shared by
@@ -336,8 +349,8 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         {192, 8192, 4096, 64, 256, false, 0},      // one wave either way; 64x256 pads no row
         {8192, 192, 4096, 128, 192, false, 128},   // 128x192 fits N = 192 exactly
         {4096, 4096, 4096, 128, 256, false, 0},    // 4 waves; sharing the last one does not pay
-        {64, 4096, 4096, 64, 128, false, 128},     // M <= 64: 32 tiles, shared by stream-K
-        {4096, 64, 4096, 64, 128, true, 128},      // C^T: 64 x 4096, as the row above
+        {64, 4096, 4096, 64, 128, false, 64},      // M <= 64: 32 tiles, each shared by 2 CTAs
+        {4096, 64, 4096, 64, 128, true, 64},       // C^T: 64 x 4096, as the row above
         {8192, 128, 8192, 64, 128, true, 0},       // C^T: 128 x 8192, 128 tiles of 64x128
         {128, 8192, 8192, 64, 128, false, 0},      // the same problem as computed above
     };
