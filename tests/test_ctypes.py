@@ -7,9 +7,9 @@ bad input comes back as an error code with a message (no GPU is needed for this 
 import os
 import sys
 
-# The signatures of common/ladder.h, declared once in common/ladder.py.
+# The signatures of common/library/ladder.h, declared once in common/library/ladder.py.
 os.environ["LADDER_LIBRARY"] = sys.argv[1]
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common", "library"))
 import ladder  # noqa: E402
 
 lib = ladder.library()

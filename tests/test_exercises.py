@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Unit test of common/exercises.py on the small fixtures in tests/fixtures/exercises
+"""Unit test of common/scripts/exercises.py on the small fixtures in tests/fixtures/exercises
 (check) and on files made in a temporary folder (sync). CPU only; run by ctest."""
 import pathlib
 import sys
@@ -7,7 +7,7 @@ import tempfile
 import unittest
 
 HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "common"))
+sys.path.insert(0, str(HERE.parent / "common" / "scripts"))
 import exercises  # noqa: E402
 
 FIXTURES = HERE / "fixtures" / "exercises"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The layout arithmetic has one home, common/layout.h: the kernels that call it do not
+"""The layout arithmetic has one home, common/kernel/layout.h: the kernels that call it do not
 write it out again (so what ladder-layout draws is what they compute).
 
 For each file below: no code line (comments stripped) spells out the XOR swizzle or the
@@ -18,7 +18,7 @@ CALLERS = [
     "06_warp_specialized/gemm.cu",
     "06_warp_specialized/gemm_pingpong.cu",
     "07_clusters_multicast/gemm.cu",
-    "common/mma_sync.cuh",
+    "common/kernel/mma_sync.cuh",
 ]
 WRITTEN_OUT = {
     "the XOR swizzle (chunk ^ (row % 8))": re.compile(r"\^\s*\(\s*row\s*%\s*8\s*\)"),
@@ -33,11 +33,11 @@ for name in CALLERS:
     for number, line in enumerate(code, 1):
         for what, pattern in WRITTEN_OUT.items():
             if pattern.search(line):
-                failures.append(f"{name}:{number}: writes out {what}; call common/layout.h instead")
+                failures.append(f"{name}:{number}: writes out {what}; call common/kernel/layout.h instead")
     if "layout::" not in "\n".join(code):
-        failures.append(f"{name}: does not call common/layout.h")
+        failures.append(f"{name}: does not call common/kernel/layout.h")
 for f in failures:
     print(f"FAIL: {f}")
 if failures:
     sys.exit(1)
-print(f"ok: {len(CALLERS)} files take their layout arithmetic from common/layout.h")
+print(f"ok: {len(CALLERS)} files take their layout arithmetic from common/kernel/layout.h")

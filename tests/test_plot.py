@@ -8,8 +8,8 @@ import tempfile
 from png_check import check_png
 
 here = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(here, "..", "common"))
-plot = os.path.join(here, "..", "common", "plot.py")
+sys.path.insert(0, os.path.join(here, "..", "common", "scripts"))
+plot = os.path.join(here, "..", "common", "scripts", "plot.py")
 fixture = os.path.join(here, "fixtures", "bench_small.csv")
 
 with tempfile.TemporaryDirectory() as out:

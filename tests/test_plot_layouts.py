@@ -17,7 +17,7 @@ if len(sys.argv) != 3:
     sys.exit("usage: test_plot_layouts.py LADDER_LAYOUT OUT_DIR")
 tool, out = sys.argv[1], sys.argv[2]
 here = os.path.dirname(os.path.abspath(__file__))
-script = os.path.join(here, "..", "common", "plot_layouts.py")
+script = os.path.join(here, "..", "common", "scripts", "plot_layouts.py")
 
 for name in PICTURES:
     if os.path.exists(os.path.join(out, name)):

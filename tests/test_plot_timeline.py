@@ -8,7 +8,7 @@ import tempfile
 from png_check import check_png
 
 here = os.path.dirname(os.path.abspath(__file__))
-plot = os.path.join(here, "..", "common", "plot_timeline.py")
+plot = os.path.join(here, "..", "common", "scripts", "plot_timeline.py")
 fixture = os.path.join(here, "fixtures", "timeline_small.csv")  # synthetic: steps 3 and 6
 
 

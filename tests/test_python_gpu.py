@@ -9,7 +9,7 @@ a GPU, or a GPU that can run a step is missing.
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common", "library"))
 import ladder  # noqa: E402
 
 SKIP = 77

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""common/ladder.py without a GPU: every argument check raises the exception it documents,
+"""common/library/ladder.py without a GPU: every argument check raises the exception it documents,
 and the library's own refusals come back as Python exceptions with its message. PyTorch is
 not needed (tensor-like stand-ins); where it is installed, real CPU tensors are tried too.
 
@@ -8,7 +8,7 @@ not needed (tensor-like stand-ins); where it is installed, real CPU tensors are 
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common", "library"))
 import ladder  # noqa: E402
 
 failures = []

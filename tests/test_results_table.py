@@ -11,7 +11,7 @@ import tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.normpath(os.path.join(here, ".."))
-script = os.path.join(root, "common", "results_table.py")
+script = os.path.join(root, "common", "scripts", "results_table.py")
 committed = os.path.join(root, "results", "h200", "bench.csv")
 docs = [os.path.join(root, "README.md")] + [os.path.join(root, d, f) for d in sorted(os.listdir(root))
                                              if d[:2].isdigit() for f in ("README.md", "gemm.cu")]
@@ -30,7 +30,7 @@ r = check(committed)
 print(r.stdout[-2000:], r.stderr[-2000:])
 if r.returncode != 0:
     sys.exit("FAIL: the docs differ from results/h200/bench.csv: run "
-             "`python3 common/results_table.py --csv results/h200/bench.csv` and commit the result")
+             "`python3 common/scripts/results_table.py --csv results/h200/bench.csv` and commit the result")
 
 with open(committed, newline="") as f:
     rows = list(csv.DictReader(f))

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes the measured numbers into the docs, from the benchmark CSV and nothing else.
 
-    python3 common/results_table.py --csv results/h200/bench.csv           # rewrite the docs
-    python3 common/results_table.py --csv results/h200/bench.csv --check   # only compare
+    python3 common/scripts/results_table.py --csv results/h200/bench.csv           # rewrite the docs
+    python3 common/scripts/results_table.py --csv results/h200/bench.csv --check   # only compare
 
 Rewrites, between their markers, the results table of README.md (<!-- results-table -->)
 and, in each step's README.md (<!-- step-numbers -->), the headline of the step's default
@@ -25,7 +25,7 @@ from collections import defaultdict
 
 from bench_csv import measured_on, read_rows, shape_text
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 LLM = [(8192, 4096, 4096), (8192, 14336, 4096), (8192, 4096, 14336), (8192, 28672, 8192)]
 ODD = (1000, 1992, 2056)
 NEEDED = ["step", "name", "M", "N", "K", "ms", "tflops", "cublas_ms", "cublas_tflops",

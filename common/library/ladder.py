@@ -1,12 +1,12 @@
 """The GEMM ladder from Python: C = A @ B.T (torch.nn.functional.linear(A, B)) with any step.
 
-    import torch, ladder                      # common/ on sys.path, or LADDER_LIBRARY set
+    import torch, ladder                      # common/library/ on sys.path
     a = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
     c = ladder.gemm(a, b, step=7)             # a new (4096, 4096) bf16 tensor
     ladder.gemm(a, b, step=5, out=c)          # or into an existing one
 
-The kernels run through libladder.so's C API (common/ladder.h) on PyTorch's current stream
+The kernels run through libladder.so's C API (common/library/ladder.h) on PyTorch's current stream
 of the tensors' device. Arguments are checked here first, so that a mistake raises a Python
 exception naming the argument: TypeError (not a tensor, not bf16), ValueError (shape,
 device, layout, alignment, a step or variant that does not exist); errors the library
@@ -29,7 +29,7 @@ def library_path():
     """Where libladder.so is loaded from."""
     if os.environ.get("LADDER_LIBRARY"):
         return os.environ["LADDER_LIBRARY"]
-    candidates = [os.path.join(_HERE, "..", "build", "libladder.so"), os.path.join(_HERE, "libladder.so")]
+    candidates = [os.path.join(_HERE, "..", "..", "build", "libladder.so"), os.path.join(_HERE, "libladder.so")]
     for path in candidates:
         if os.path.exists(path):
             return os.path.normpath(path)

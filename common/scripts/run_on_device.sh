@@ -3,7 +3,7 @@
 # compute-sanitizer label), benchmark every step against cuBLAS, plot, and print a short
 # table last. Logs and results go to $OUT (default ./device-out).
 #
-#   common/run_on_device.sh [--tests-only | --bench-only] [--hang-trap] [--quick]
+#   common/scripts/run_on_device.sh [--tests-only | --bench-only] [--hang-trap] [--quick]
 #                            [--probe] [--regimes] [--timeline] [--exercises]
 #   --probe      measure the machine first (ladder-probe): results/<gpu>/machine.json, which
 #                the planner's predictions in the benchmark then use
@@ -13,7 +13,7 @@
 #   --exercises  also build the exercise configuration: the stubs must fail (with hints),
 #                the solutions must pass the same exercise-N tests
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
 mode=all; trap_opt=OFF; sizes_arg=""; timeline=0; exercises=0; probe=0; regimes=0
@@ -90,7 +90,7 @@ if [ $timeline = 1 ]; then
       ./build-timeline/step-$s --timeline "$results/timeline_step0$s.csv" | tail -2
     done
     ./build-timeline/step-6 --variant pingpong --timeline "$results/timeline_step06_pingpong.csv" | tail -1
-    for f in "$results"/timeline_step0*.csv; do python3 common/plot_timeline.py --csv "$f" --out "${f%.csv}.png"; done
+    for f in "$results"/timeline_step0*.csv; do python3 common/scripts/plot_timeline.py --csv "$f" --out "${f%.csv}.png"; done
   } 2>&1 | tee -a "$OUT/timeline.log"
 fi
 
@@ -136,7 +136,7 @@ if [ "$mode" = all ] || [ "$mode" = bench ]; then
     log "bench $exe"
     timeout 400 "$exe" --bench $sizes_arg --csv "$results/bench.csv" 2>&1 | grep -E "^bench|FAILED|error|SKIP"
   done 2>&1 | tee "$OUT/bench.log"
-  python3 common/plot.py --csv "$results/bench.csv" --out "$results" 2>&1 | tee -a "$OUT/bench.log"
+  python3 common/scripts/plot.py --csv "$results/bench.csv" --out "$results" 2>&1 | tee -a "$OUT/bench.log"
   cp "$results"/bench.csv "$OUT"/ 2>/dev/null
   echo
   echo "== summary (TFLOP/s; x = speed vs cuBLAS in the same process) =="

@@ -8,13 +8,13 @@ to the next line containing
     // EXERCISE END
 (both marker lines included). Outside the regions the two files must be identical.
 
-    python3 common/exercises.py check [--root DIR] [FILE.cu ...]
+    python3 common/scripts/exercises.py check [--root DIR] [FILE.cu ...]
         For every NN_*/exercise.cu (or the files named): markers balanced, not nested,
         titled; and every line outside the regions equal to gemm.cu in the same folder
         (difflib, line by line: every difference must lie inside a region). Exit 1 with
         file:line messages otherwise.
 
-    python3 common/exercises.py sync [--root DIR] [--base REV] [--dry-run] [FILE.cu ...]
+    python3 common/scripts/exercises.py sync [--root DIR] [--base REV] [--dry-run] [FILE.cu ...]
         Rewrite each exercise.cu from the CURRENT gemm.cu, keeping every region's text,
         each placed where the lines it replaced now are. The exercise was made from some
         earlier gemm.cu (the base: gemm.cu at git revision REV, default HEAD); difflib
@@ -443,8 +443,8 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     for name in ("check", "sync"):
         p = sub.add_parser(name)
-        p.add_argument("--root", default=pathlib.Path(__file__).resolve().parent.parent,
-                       help="repository root (default: this script's ..)")
+        p.add_argument("--root", default=pathlib.Path(__file__).resolve().parents[2],
+                       help="repository root (default: this script's ../..)")
         p.add_argument("files", nargs="*", help="exercise files (default: every NN_*/exercise.cu)")
         if name == "sync":
             p.add_argument("--dry-run", action="store_true", help="report, write nothing")
