@@ -129,7 +129,7 @@ case "$step" in
      echo "  the prologue, or a refill waits on the wrong phase of its empty barrier. Thread 0's"
      echo "  refill position lags the warps' by one k-block, and so does its parity. Wrong or"
      echo "  changing values: a refill overwrote a slot still being read. Try your schedule on"
-     echo "  the CPU: edit schedule_step04 in common/ring_schedules.cpp, ./build/ladder-ring --step 4" ;;
+     echo "  the CPU: edit schedule_step04 in common/models/ring_schedules.cpp, ./build/ladder-ring --step 4" ;;
   5) echo "hint (step 5): wrong only where N > 128: the second wgmma of a k16 step is missing, reads"
      echo "  the wrong rows of B (its descriptor starts 128 rows x 128 bytes into the B tile), or"
      echo "  writes the wrong half of acc (the epilogue reads column block j from acc[4j..4j+3],"
@@ -144,7 +144,7 @@ case "$step" in
      echo "  whichever CTA issues it, and its own B rows) and the multicast mask (bit r = CTA rank"
      echo "  r). Wrong values only for cluster2/cluster4: the tile walk (which columns rank r"
      echo "  computes) or A boxes of the wrong rows. The CPU model checks the protocol:"
-     echo "  edit schedule_step07 in common/ring_schedules.cpp, ./build/ladder-ring --step 7 --cluster 2" ;;
+     echo "  edit schedule_step07 in common/models/ring_schedules.cpp, ./build/ladder-ring --step 7 --cluster 2" ;;
 esac
 echo "Stuck? EXERCISES.md in the step's folder, then diff exercise.cu against gemm.cu."
 exit 1

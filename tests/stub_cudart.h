@@ -1,4 +1,5 @@
-// stub_cudart.h: a fake CUDA runtime for CPU tests of the argument checks (common/step_api.cpp).
+// stub_cudart.h: a fake CUDA runtime for CPU tests of the argument checks
+// (common/library/step_api.cpp).
 // stub_cudart.cpp defines the few runtime entry points the checks call, answering from the
 // state below, so a test can stage what no CPU-only machine has: GPUs, device memory on
 // two devices, a pending error, a sticky fault.

@@ -58,7 +58,7 @@ expect([step1, "--help"], 0, r"Variants of step 1 \(--variant\): only the defaul
 
 bad_args += [(plan, args, pattern) for args, pattern in [
     (["--m", "zero"], r"--m must be a whole number .*'zero'"),
-    # The step executables' rules (common/arg_parse.h): digits only, user input escaped.
+    # The step executables' rules (common/library/arg_parse.h): digits only, user input escaped.
     (["--m", "\t5"], r"--m must be a whole number .*'\\x095'"),
     (["--top", b"\xff".decode("latin-1")], r"--top must be a whole number .*'\\xff'"),
     (["--\x1b[31m"], r"unknown argument '--\\x1b\[31m'"),

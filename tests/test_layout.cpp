@@ -1,5 +1,5 @@
-// test_layout.cpp: the layout functions the kernels call (common/layout.h) and what
-// ladder-layout computes from them (common/layout_views.h), against answers worked out by
+// test_layout.cpp: the layout functions the kernels call (common/kernel/layout.h) and what
+// ladder-layout computes from them (common/models/layout_views.h), against answers worked out by
 // hand from the PTX ISA tables and the kernels' comments. CPU only.
 #include <gtest/gtest.h>
 

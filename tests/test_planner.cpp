@@ -1,4 +1,4 @@
-// CPU tests of the tile planner (common/planner.h) against examples worked out by hand.
+// CPU tests of the tile planner (common/models/planner.h) against examples worked out by hand.
 // Every expected number has its arithmetic in a comment, so a failing test says which
 // step of the paper calculation changed.
 #include <gtest/gtest.h>

@@ -128,7 +128,8 @@ TEST(PlannerModel, Step07LaunchesAsItsKernelDecides) {
     // 57 k-blocks + 12 + 2 x 4 = 77 is longer than the 64 of a tile: no sharing, clusters stay.
     EXPECT_EQ(step_plan(7, "cluster2").candidate.stream_k, 0);
     EXPECT_EQ(step_plan(7, "cluster2").candidate.cluster, 2);
-    // 1000x1992x2056: 128 tiles of 128x128 (common/tile_choice.h), one wave: nothing left over.
+    // 1000x1992x2056: 128 tiles of 128x128 (common/kernel/tile_choice.h), one wave: nothing
+    // left over.
     EXPECT_EQ(step_plan(7, "", Problem{1000, 1992, 2056}).candidate.stream_k, 0);
     // Forced to 128x256: 64 tiles, 33 k-blocks: S = 128 costs 17 + 12 + 4 = 33, not shorter.
     EXPECT_EQ(step_plan(7, "bm128", Problem{1000, 1992, 2056}).candidate.stream_k, 0);
@@ -147,7 +148,7 @@ TEST(StreamK, AProblemOneTileHighSharesByTwoHoldersAtMost) {
 }
 
 TEST(PlannerModel, ASharedTilePaysForItsPartials) {
-    // 64x4096x4096 (M <= 64: the 64x128 tile, common/tile_choice.h) shared by 64 CTAs: each
+    // 64x4096x4096 (M <= 64: the 64x128 tile, common/kernel/tile_choice.h) shared by 64 CTAs: each
     // of the 32 tiles in 2 runs of 32 k-blocks. A holder writes a 64x128 fp32 partial (32 KiB)
     // at its share of the 16-byte store bandwidth; the owner reads the other one at one SM's
     // L2 rate, then stores C as usual. On the H200 as measured (its machine file) sharing is
@@ -328,7 +329,7 @@ TEST(PlannerModel, ChooseConfigReturnsTheFastestCandidate) {
     EXPECT_FALSE(choose_config(4096, 4096, 4096, m, {}).plan.fits);
 }
 
-// Step 07's tile choice (common/tile_choice.h) on the H200's 132 SMs, clusters of 2: the
+// Step 07's tile choice (common/kernel/tile_choice.h) on the H200's 132 SMs, clusters of 2: the
 // worked examples of 07_clusters_multicast/README.md, section 6.
 TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     struct Case {

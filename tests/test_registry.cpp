@@ -1,4 +1,4 @@
-// CPU tests of the registry (common/registry.h) as libladder.so holds it: every step's
+// CPU tests of the registry (common/library/registry.h) as libladder.so holds it: every step's
 // file registered itself when the library was loaded, with the number, folder and arch of
 // its ladder_add_step line, and its variants in the fixed order (gemm.cu's, default first,
 // then the variant files' in the order of their ladder_add_variant lines). A registration

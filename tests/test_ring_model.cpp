@@ -1,4 +1,4 @@
-// The CPU ring model (common/ring_model.h) on the schedules of steps 03, 04, 06 and 07:
+// The CPU ring model (common/models/ring_model.h) on the schedules of steps 03, 04, 06 and 07:
 // the correct ones never hang or race over many interleavings, and each classic mistake
 // is named exactly (seed 0 is the deterministic in-order interleaving; the others must
 // find a problem too).

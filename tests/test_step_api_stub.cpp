@@ -1,4 +1,4 @@
-// CPU tests of the argument checks (common/step_api.cpp) against a fake CUDA runtime
+// CPU tests of the argument checks (common/library/step_api.cpp) against a fake CUDA runtime
 // (stub_cudart.cpp): the paths that need GPUs, device memory on two devices or a faulted
 // context, which no CPU-only machine has, and the per-device cache with many host threads.
 #include <gtest/gtest.h>

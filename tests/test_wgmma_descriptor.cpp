@@ -1,6 +1,6 @@
-// test_wgmma_descriptor.cpp: the wgmma shared-memory matrix descriptor (common/
-// wgmma_descriptor.h) checked bit by bit against values worked out by hand from the
-// PTX ISA "Matrix Descriptor Format" table. Runs on the CPU; no GPU needed.
+// test_wgmma_descriptor.cpp: the wgmma shared-memory matrix descriptor
+// (common/kernel/wgmma_descriptor.h) checked bit by bit against values worked out by hand
+// from the PTX ISA "Matrix Descriptor Format" table. Runs on the CPU; no GPU needed.
 #include <gtest/gtest.h>
 
 #include <cstdint>

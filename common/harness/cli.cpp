@@ -23,7 +23,7 @@ std::vector<Shape> check_shapes() {
 }
 
 std::vector<Shape> default_bench_shapes() {
-    // Four families (common/plot.py draws one chart each): squares; odd sizes; skinny
+    // Four families (common/scripts/plot.py draws one chart each): squares; odd sizes; skinny
     // problems (a few tokens through a large layer, and its transpose); LLM projections
     // with M = 8192 tokens.
     return {{512, 512, 512},       {1024, 1024, 1024},   {2048, 2048, 2048},
@@ -262,7 +262,8 @@ std::string usage(const char* program) {
            "60) and reports the median of the second half. Rows are named NAME@cool / NAME@sustained.\n"
            "--timeline FILE runs the --m/--n/--k shape (default 4096x4096x4096) once after a\n"
            "warm-up and writes the pipeline events of a few CTAs to FILE (CSV; plot it with\n"
-           "common/plot_timeline.py). It needs a build configured with -DLADDER_TIMELINE=ON.\n";
+           "common/scripts/plot_timeline.py). It needs a build configured with\n"
+           "-DLADDER_TIMELINE=ON.\n";
 }
 
 }  // namespace ladder::cli

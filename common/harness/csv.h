@@ -1,4 +1,4 @@
-// csv.h: the benchmark's CSV rows. The plots (common/plot.py) and the README tables read
+// csv.h: the benchmark's CSV rows. The plots (common/scripts/plot.py) and the README tables read
 // these columns by name, so keep them stable; add new ones at the end.
 #pragma once
 

@@ -4,8 +4,8 @@
 // cluster loads which slice of B, and in which order a persistent grid walks the tiles.
 //
 // Steps 02-06 call these functions (03 and 04 get them through mma_sync.cuh), and so does
-// the host tool ladder-layout (common/layout_main.cpp), which prints the layouts and writes
-// the data for the pictures (common/plot_layouts.py): a picture cannot drift away from the
+// the host tool ladder-layout (common/models/layout_main.cpp), which prints the layouts and writes
+// the data for the pictures (common/scripts/plot_layouts.py): a picture cannot drift away from the
 // code it shows. Step 07's tile_origin, B slices and C-box swizzle are the same arithmetic
 // as tile_place, b_slice_first_row and swizzled_offset here. Plain C++ (constexpr,
 // __host__ __device__ under nvcc), so tests/test_layout.cpp checks it on the CPU.

@@ -15,7 +15,7 @@ namespace ladder {
 // 128 bytes (BK = 64 bf16). XOR-ing the chunk index with row % 8 puts chunk c of 8
 // consecutive rows on 8 different 16-byte bank groups, so ldmatrix is conflict-free. It is
 // the layout CU_TENSOR_MAP_SWIZZLE_128B makes the TMA write on a 1024-byte aligned tile.
-// One definition for every step: common/layout.h.
+// One definition for every step: common/kernel/layout.h.
 using layout::swizzled_offset;
 
 // PTX ISA "ldmatrix": a warp loads four 8x8 bf16 matrices from shared memory.

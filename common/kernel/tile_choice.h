@@ -5,7 +5,7 @@
 //
 // A tile is 64 x CONSUMERS rows (one consumer warpgroup per 64 rows) by 256 or 128 columns.
 // The rule counts the tiles of the problem and how full the persistent grid's waves are;
-// from those it picks the tile. It also says whether stream-K (common/stream_k.h) shares
+// from those it picks the tile. It also says whether stream-K (common/kernel/stream_k.h) shares
 // the last wave, which the kernel decides by the same rule.
 #pragma once
 

@@ -3,7 +3,7 @@
 // below expands to nothing (LADDER_TIMELINE_HOOK to a host-side null pointer) and a step's
 // SASS is exactly what it is without this file.
 //
-// What a step writes (common/timeline.h has the Record layout and the Event list):
+// What a step writes (common/kernel/timeline.h has the Record layout and the Event list):
 //
 //   LADDER_TIMELINE_PRODUCER(LoadIssue, kb);                   // the TMA-issuing thread
 //   LADDER_TIMELINE_CONSUMER(lane == 0, warp, LoadArrive, kb); // one thread per consumer

@@ -4,8 +4,8 @@
 // at each point of their pipeline (a k-block's load issued, its full barrier passed, its
 // MMAs started and finished, its slot released; the epilogue) for the first kRecordedCtas
 // CTAs. `step-N --timeline FILE` runs one problem with the recorder attached and writes
-// the events as CSV; common/plot_timeline.py draws them as a Gantt chart.
-// The device side is common/timeline.cuh (it explains the design).
+// the events as CSV; common/scripts/plot_timeline.py draws them as a Gantt chart.
+// The device side is common/kernel/timeline.cuh (it explains the design).
 #pragma once
 
 #include <cuda_runtime.h>

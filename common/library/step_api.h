@@ -34,7 +34,7 @@ constexpr int kMaxDimension = 2147483647 - 65535;
 enum class NeedsArch { Sm80, Sm90a };
 
 // The tile configuration a step was compiled with: printed next to its measured numbers
-// and fed to the planner (common/planner.h) so prediction and measurement sit side by side.
+// and fed to the planner (common/models/planner.h) so prediction and measurement sit side by side.
 struct TileConfig {
     int bm;                   // rows of C per CTA tile
     int bn;                   // columns of C per CTA tile

@@ -3,7 +3,7 @@
 //
 //   ladder-layout                         every layout as a grid of numbers (--text)
 //   ladder-layout --only swizzle          one of: swizzle conflicts mma wgmma multicast tiles
-//   ladder-layout --csv DIR               the data for the pictures (common/plot_layouts.py)
+//   ladder-layout --csv DIR               the data for the pictures (common/scripts/plot_layouts.py)
 //   ladder-layout --m 8192 --n 4096 --cluster 4 --sms 132 --order row   the schedule shown
 #include <algorithm>
 #include <cerrno>

@@ -1,7 +1,8 @@
 // planner_model.cpp: the time model of the planner (predict()), the machine file reader and
 // step 07's per-shape choice. Read predict() top to bottom: one k-block, then one tile, then
 // the whole grid. Every constant it uses is a field of Machine, measured by ladder-probe
-// (common/probe.cu) on the GPU at hand or, for the H100, taken from results/h100/machine.json.
+// (common/models/probe.cu) on the GPU at hand or, for the H100, taken from
+// results/h100/machine.json.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -85,17 +86,17 @@ bool step_candidate(int number, const std::string& variant, Candidate* out) {
 // Step 07 chooses its launch per shape (make_schedule and launch in its gemm.cu): a grid of
 // no more tiles than SMs is launched without clusters, and the L tiles of the last, partial
 // wave have their k-blocks laid end to end and shared by S clusters (stream-K) where
-// stream_k::sharing_clusters (common/stream_k.h, the kernel's own rule) says so; never in
+// stream_k::sharing_clusters (common/kernel/stream_k.h, the kernel's own rule) says so; never in
 // the dataparallel variant.
-// It also computes C^T = B A^T for a problem of few columns (common/tile_choice.h): then
+// It also computes C^T = B A^T for a problem of few columns (common/kernel/tile_choice.h): then
 // `problem` is swapped to the one the kernel computes.
 Candidate step07_launch(const Machine& machine, const std::string& variant, Problem* swapped, Candidate c) {
     Problem& problem = *swapped;
     const tile_choice::Estimate choice = tile_choice::choose(
         problem.m, problem.n, problem.k, machine.sm_count, c.cluster, variant != "dataparallel");
     if (choice.transposed) std::swap(problem.m, problem.n);
-    // The tile: forced by bm64, bm128, bm64n128, bm128n128 and bm128n192, else common/tile_choice.h's
-    // rule (the kernel's), with the stages the kernel's Tile holds.
+    // The tile: forced by bm64, bm128, bm64n128, bm128n128 and bm128n192, else the rule of
+    // common/kernel/tile_choice.h (the kernel's), with the stages the kernel's Tile holds.
     tile_choice::Shape tile = choice.shape;
     if (variant == "bm64") tile = {64, 256};
     if (variant == "bm128") tile = {128, 256};

@@ -517,7 +517,7 @@ bool write_machine_file(const std::string& path, const cudaDeviceProp& prop, con
     cudaRuntimeGetVersion(&runtime);
     cudaDriverGetVersion(&driver);
     std::fprintf(f, "{\n  \"device\": \"%s\",\n", json_escape(prop.name).c_str());
-    std::fprintf(f, "  \"written_by\": \"ladder-probe (common/probe.cu)\",\n");
+    std::fprintf(f, "  \"written_by\": \"ladder-probe (common/models/probe.cu)\",\n");
     std::fprintf(f, "  \"cuda_runtime\": %d,\n  \"cuda_driver\": %d,\n", runtime, driver);
     std::fprintf(f, "  \"constants\": {\n");
     for (size_t i = 0; i < constants.size(); ++i) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Plots the ladder's benchmark CSV (the rows the step executables write).
 
-    python3 common/plot.py --csv results/h100/bench.csv --out results/h100
+    python3 common/scripts/plot.py --csv results/h100/bench.csv --out results/h100
 
 Writes three PNGs that read without the README:
   tflops_vs_size.png  TFLOP/s of every step and of cuBLAS over the benchmark sizes
@@ -176,7 +176,7 @@ def plot_ladder(rows, out, size=4096):
 
 
 def family(s):
-    """The benchmark's four families of shapes (common/cli.cpp, default_bench_shapes)."""
+    """The benchmark's four families of shapes (common/harness/cli.cpp, default_bench_shapes)."""
     m, n, k = s
     if m == n == k:
         return "squares"

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """plot_layouts.py: the pictures of the kernels' layouts, drawn from ladder-layout's data.
 
-    python3 common/plot_layouts.py --tool build/ladder-layout --out results/layouts
-    python3 common/plot_layouts.py --data DIR --out DIR     (CSVs from ladder-layout --csv DIR)
+    python3 common/scripts/plot_layouts.py --tool build/ladder-layout --out results/layouts
+    python3 common/scripts/plot_layouts.py --data DIR --out DIR     (CSVs from ladder-layout --csv DIR)
 
 Every number drawn (offsets, bank groups, wavefronts, fragment maps, tile order) comes from
-ladder-layout, which computes it with the kernels' own functions (common/layout.h); this
+ladder-layout, which computes it with the kernels' own functions (common/kernel/layout.h); this
 script only places and colours it. Writes swizzle.png, ldmatrix_conflicts.png,
 wgmma_conflicts.png, epilogue_conflicts.png, mma_fragment.png, wgmma_fragment.png,
 multicast.png and tile_order.png.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Draws the pipeline timeline CSV of `step-N --timeline FILE` as Gantt charts.
 
-    python3 common/plot_timeline.py --csv timeline_step04.csv --out results/h100/timeline_step04.png
+    python3 common/scripts/plot_timeline.py --csv timeline_step04.csv --out results/h100/timeline_step04.png
 
 One PNG per step (and variant), one panel per recorded CTA (the first --ctas of them):
   * the producer lane: a bar per k-block from "load issued" to "load arrived" (the first
