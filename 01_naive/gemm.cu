@@ -86,7 +86,7 @@ TileConfig tile_config() {
     return {BM, BN, /*bk*/ 0, /*stages*/ 0, /*consumer_warpgroups*/ 0, /*cluster*/ 1, THREADS};
 }
 
-// Registers the step (common/registry.h): its tile configuration, describe (or nullptr),
+// Registers the step (common/library/registry.h): its tile configuration, describe (or nullptr),
 // its timeline hook (or nullptr), then its variants, the default first.
 LADDER_REGISTER_STEP(tile_config, nullptr, nullptr, {"", gemm});
 

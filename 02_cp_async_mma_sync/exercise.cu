@@ -122,7 +122,7 @@ static_assert(ACC_REGS == 128, "the register budget above assumes 128 accumulato
 // of 8 consecutive rows at once) would serialize 8 ways. XOR-ing the chunk index with
 // row % 8 sends chunk c of rows r..r+7 to 8 different 16-byte bank groups: conflict-free.
 // It is a permutation of the chunks inside each row, so copies stay conflict-free too.
-// The function lives in common/layout.h, where ladder-layout draws it
+// The function lives in common/kernel/layout.h, where ladder-layout draws it
 // (results/layouts/swizzle.png, ldmatrix_conflicts.png).
 using layout::swizzled_offset;
 static_assert(ROW_BYTES == layout::kSwizzleRowBytes && CHUNK_BYTES == layout::kChunkBytes,
@@ -218,7 +218,7 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
     // B, two 8x16 MMA tiles (n x k): matrix q = (n 8*(q/2).., k 8*(q%2)..), so registers
     //   0,1 are b[0],b[1] of the first n8 tile and 2,3 those of the second.
     //   lane -> n row (lane % 8) + 8 * (lane / 16), chunk (lane / 8) % 2.
-    //   (common/layout.h has these four functions; ladder-layout draws them.)
+    //   (common/kernel/layout.h has these four functions; ladder-layout draws them.)
     const int a_lane_row = warp_m0 + layout::ldmatrix_a_row(lane);
     const int a_lane_chunk = layout::ldmatrix_a_chunk(lane);
     const int b_lane_row = warp_n0 + layout::ldmatrix_b_row(lane);
@@ -345,7 +345,7 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
         return fail(cudaErrorInvalidValue,
                     "%s: M=%d N=%d needs %lld tiles, more than a grid holds", kStep, M, N, tiles);
 
-    // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
+    // More than 48 KB of dynamic shared memory must be asked for (common/library/step_api.h).
     if (cudaError_t err = allow_dynamic_smem(kStep, gemm_kernel, SMEM_BYTES);
         err != cudaSuccess)
         return err;
@@ -358,7 +358,7 @@ TileConfig tile_config() {
     return {BM, BN, BK, STAGES, /*consumer_warpgroups*/ 0, /*cluster*/ 1, THREADS};
 }
 
-// Registers the step (common/registry.h): its tile configuration, describe (or nullptr),
+// Registers the step (common/library/registry.h): its tile configuration, describe (or nullptr),
 // its timeline hook (or nullptr), then its variants, the default first.
 LADDER_REGISTER_STEP(tile_config, nullptr, nullptr, {"", gemm});
 

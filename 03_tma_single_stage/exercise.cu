@@ -216,7 +216,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     // B, two 8x16 MMA tiles (n x k): matrix q = (n 8*(q/2).., k 8*(q%2)..), so registers
     //   0,1 are b[0],b[1] of the first n8 tile and 2,3 those of the second.
     //   lane -> n row (lane % 8) + 8 * (lane / 16), chunk (lane / 8) % 2.
-    const int a_lane_row = warp_m0 + layout::ldmatrix_a_row(lane);  // common/layout.h
+    const int a_lane_row = warp_m0 + layout::ldmatrix_a_row(lane);  // common/kernel/layout.h
     const int a_lane_chunk = layout::ldmatrix_a_chunk(lane);
     const int b_lane_row = warp_n0 + layout::ldmatrix_b_row(lane);
     const int b_lane_chunk = layout::ldmatrix_b_chunk(lane);
@@ -393,7 +393,7 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
         return err;
     // EXERCISE END
 
-    // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
+    // More than 48 KB of dynamic shared memory must be asked for (common/library/step_api.h).
     if (cudaError_t err = allow_dynamic_smem(kStep, gemm_kernel, SMEM_BYTES);
         err != cudaSuccess)
         return err;
@@ -409,7 +409,7 @@ TileConfig tile_config() {
 
 LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
 
-// Registers the step (common/registry.h): its tile configuration, describe (or nullptr),
+// Registers the step (common/library/registry.h): its tile configuration, describe (or nullptr),
 // its timeline hook (or nullptr), then its variants, the default first.
 LADDER_REGISTER_STEP(tile_config, nullptr, set_timeline, {"", gemm});
 

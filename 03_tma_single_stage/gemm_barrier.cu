@@ -41,7 +41,7 @@
 //   cuda::ptx::cp_async_bulk_tensor                    -> cuda::device::experimental::
 //                                                           cp_async_bulk_tensor_2d_global_to_shared
 //   try_wait.parity loop                               -> barrier.wait_parity
-// Everything outside the VARIANT regions is gemm.cu line for line (common/exercises.py
+// Everything outside the VARIANT regions is gemm.cu line for line (common/scripts/exercises.py
 // checks it), so `diff gemm.cu gemm_barrier.cu` is exactly the spelling that changed.
 // The arrival pattern is gemm.cu's (one arrival per phase, by the thread that issues the
 // copies; everyone waits on the parity), not the guide's example, in which every thread
@@ -221,7 +221,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     // B, two 8x16 MMA tiles (n x k): matrix q = (n 8*(q/2).., k 8*(q%2)..), so registers
     //   0,1 are b[0],b[1] of the first n8 tile and 2,3 those of the second.
     //   lane -> n row (lane % 8) + 8 * (lane / 16), chunk (lane / 8) % 2.
-    const int a_lane_row = warp_m0 + layout::ldmatrix_a_row(lane);  // common/layout.h
+    const int a_lane_row = warp_m0 + layout::ldmatrix_a_row(lane);  // common/kernel/layout.h
     const int a_lane_chunk = layout::ldmatrix_a_chunk(lane);
     const int b_lane_row = warp_n0 + layout::ldmatrix_b_row(lane);
     const int b_lane_chunk = layout::ldmatrix_b_chunk(lane);
@@ -384,7 +384,7 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
         err != cudaSuccess)
         return err;
 
-    // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
+    // More than 48 KB of dynamic shared memory must be asked for (common/library/step_api.h).
     if (cudaError_t err = allow_dynamic_smem(kStep, gemm_kernel, SMEM_BYTES);
         err != cudaSuccess)
         return err;

@@ -49,7 +49,7 @@
 //     K tail's missing columns are zeroed by the threads with shared stores before the
 //     last k-block is issued, at the price of one more __syncthreads per tile. The
 //     arithmetic is gemm.cu's, in the same order: the same inputs give the same bits.
-// Everything outside the VARIANT regions is gemm.cu line for line (common/exercises.py
+// Everything outside the VARIANT regions is gemm.cu line for line (common/scripts/exercises.py
 // checks it), so `diff gemm.cu gemm_bulk1d.cu` is exactly what changed.
 // VARIANT END
 #include <cuda.h>  // CUtensorMap (a type only: nothing from libcuda is linked)
@@ -240,7 +240,7 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
     // B, two 8x16 MMA tiles (n x k): matrix q = (n 8*(q/2).., k 8*(q%2)..), so registers
     //   0,1 are b[0],b[1] of the first n8 tile and 2,3 those of the second.
     //   lane -> n row (lane % 8) + 8 * (lane / 16), chunk (lane / 8) % 2.
-    const int a_lane_row = warp_m0 + layout::ldmatrix_a_row(lane);  // common/layout.h
+    const int a_lane_row = warp_m0 + layout::ldmatrix_a_row(lane);  // common/kernel/layout.h
     const int a_lane_chunk = layout::ldmatrix_a_chunk(lane);
     const int b_lane_row = warp_n0 + layout::ldmatrix_b_row(lane);
     const int b_lane_chunk = layout::ldmatrix_b_chunk(lane);
@@ -428,7 +428,7 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
 
     // VARIANT BEGIN: no tensor maps
     // VARIANT END
-    // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
+    // More than 48 KB of dynamic shared memory must be asked for (common/library/step_api.h).
     if (cudaError_t err = allow_dynamic_smem(kStep, gemm_kernel, SMEM_BYTES);
         err != cudaSuccess)
         return err;

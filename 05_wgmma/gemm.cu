@@ -386,7 +386,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     // = D[g][8j+2t..8j+2t+1] and acc[4j+2], acc[4j+3] = D[g+8][8j+2t..8j+2t+1]: step 04's
     // 16x8 mma.sync layout, repeated 32 times along n. Pairs go out as one 4-byte bf16x2
     // store when both columns exist and the address is 4-byte aligned (N even); otherwise
-    // element by element. layout::wgmma_acc_row/col (common/layout.h) are this map, drawn
+    // element by element. layout::wgmma_acc_row/col (common/kernel/layout.h) are this map, drawn
     // in results/layouts/wgmma_fragment.png.
     LADDER_TIMELINE_CONSUMER(warp % 4 == 0 && lane == 0, warpgroup, EpilogueStart, -1);
 #pragma unroll
@@ -439,7 +439,7 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
         err != cudaSuccess)
         return err;
 
-    // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
+    // More than 48 KB of dynamic shared memory must be asked for (common/library/step_api.h).
     if (cudaError_t err = allow_dynamic_smem(kStep, gemm_kernel, SMEM_BYTES);
         err != cudaSuccess)
         return err;
@@ -455,7 +455,7 @@ TileConfig tile_config() {
 
 LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
 
-// Registers the step (common/registry.h): its tile configuration, describe (or nullptr),
+// Registers the step (common/library/registry.h): its tile configuration, describe (or nullptr),
 // its timeline hook (or nullptr), then its variants, the default first.
 LADDER_REGISTER_STEP(tile_config, nullptr, set_timeline, {"", gemm});
 

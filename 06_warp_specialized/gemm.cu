@@ -328,7 +328,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         // wgmma's D layout: warp w of the warpgroup owns rows 16w..16w+15; in each n8
         // column block j/4, lane l holds rows l/4 and l/4 + 8, columns 2(l%4), +1:
         //   acc[j] -> row 16w + l/4 + 8*((j/2)%2),  col 8*(j/4) + 2*(l%4) + j%2.
-        // (layout::wgmma_acc_row/col in common/layout.h; results/layouts/wgmma_fragment.png.)
+        // (layout::wgmma_acc_row/col in common/kernel/layout.h; results/layouts/wgmma_fragment.png.)
         const int row0 = m0 + consumer * WGMMA_M;  // first row of this consumer's piece
         const int warp = thread_in_wg / 32;
         const int lane = thread_in_wg % 32;
@@ -427,7 +427,7 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
         return fail(cudaErrorInvalidValue, "%s: %lld x %lld tiles exceed the 2^31-1 grid", kStep,
                     tiles_m, tiles_n);
 
-    // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
+    // More than 48 KB of dynamic shared memory must be asked for (common/library/step_api.h).
     if (cudaError_t err =
             allow_dynamic_smem(kStep, gemm_kernel, static_cast<int>(SMEM_BYTES));
         err != cudaSuccess)
@@ -443,7 +443,7 @@ TileConfig tile_config() {
 
 LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
 
-// Registers the step (common/registry.h): its tile configuration, describe (or nullptr),
+// Registers the step (common/library/registry.h): its tile configuration, describe (or nullptr),
 // its timeline hook (or nullptr), then its variants, the default first.
 LADDER_REGISTER_STEP(tile_config, nullptr, set_timeline, {"cooperative", gemm});
 

@@ -81,7 +81,7 @@ namespace ladder::step07 {
 //   * The smaller tiles make more tiles: they fill the GPU when the problem has few, or
 //     fill its waves better, at the price of more bytes from L2 per FLOP (128x128: 32 KB a
 //     stage for half the math of 128x256's 48 KB).
-// The planner picks one per problem (common/tile_choice.h, README.md section 6). A third
+// The planner picks one per problem (common/kernel/tile_choice.h, README.md section 6). A third
 // consumer (192x256, 22% fewer bytes per FLOP) does not compile: 512 threads start with
 // 65536/512 = 128 registers each, ptxas allocates the whole kernel within that, and a
 // wgmma m64n256 with its 128 accumulators needs at least 154 (error C7602).
@@ -110,7 +110,7 @@ constexpr int C_BOX = 64;     // a TMA store box is 64x64 bf16: 128-byte rows, o
 // column of the group before moving right. See tile_origin.
 constexpr int GROUP_M_TILES = 16;
 // Stream-K (see Schedule and make_schedule): how many clusters share the last wave is
-// decided by stream_k::sharing_clusters (common/stream_k.h), from constants measured on the
+// decided by stream_k::sharing_clusters (common/kernel/stream_k.h), from constants measured on the
 // H200; the planner uses the same rule to predict this launch.
 constexpr uint32_t C_STAGE_BYTES = WGMMA_M * EPI_N * sizeof(__nv_bfloat16);  // 16 KB per consumer
 
@@ -873,7 +873,7 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
                     plain_grid.y);
     const int cluster_tiles = grid.x * grid.y;
 
-    // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
+    // More than 48 KB of dynamic shared memory must be asked for (common/library/step_api.h).
     // Both kernels may be launched: gemm_kernel<1, T> is the one without a cluster launch.
     if (cudaError_t err =
             allow_dynamic_smem(kStep, gemm_kernel<CLUSTER, T>, static_cast<int>(SMEM_BYTES));
@@ -1014,7 +1014,7 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     return check_launch(kStep);
 }
 
-// The planner's choice for this problem on this GPU (common/tile_choice.h): the tile, and
+// The planner's choice for this problem on this GPU (common/kernel/tile_choice.h): the tile, and
 // whether to compute C^T = B A^T (a problem of few columns and many rows: A and B, both
 // K-major, swap roles, and the few columns become the rows of the tiles). `forced`, where
 // given, runs that tile instead of the planner's (the variants that measure the choice).
@@ -1108,7 +1108,7 @@ std::string describe(int M, int N, int K) {
 
 LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
 
-// Registers the step (common/registry.h): its tile configuration, describe (or nullptr),
+// Registers the step (common/library/registry.h): its tile configuration, describe (or nullptr),
 // its timeline hook (or nullptr), then its variants, the default first.
 LADDER_REGISTER_STEP(tile_config, describe, set_timeline, {"cluster2", gemm},
                      {"cluster1", gemm_cluster1}, {"cluster4", gemm_cluster4},

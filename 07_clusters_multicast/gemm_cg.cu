@@ -54,7 +54,7 @@
 // cuda::ptx::mbarrier_arrive on the mapped pointer, which exists only as
 // .release.cluster (gemm.cu's DSMEM rule 3 says why gemm.cu avoids that form; this file
 // shows what it costs). Everything outside the VARIANT regions is gemm.cu line for line
-// (common/exercises.py checks it and `exercises.py sync` carries gemm.cu's changes over),
+// (common/scripts/exercises.py checks it and `exercises.py sync` carries gemm.cu's changes over),
 // so `diff gemm.cu gemm_cg.cu` is exactly the spelling that changed.
 #include <cooperative_groups.h>
 // VARIANT END
@@ -99,7 +99,7 @@ namespace ladder::step07_cg {
 //   * The smaller tiles make more tiles: they fill the GPU when the problem has few, or
 //     fill its waves better, at the price of more bytes from L2 per FLOP (128x128: 32 KB a
 //     stage for half the math of 128x256's 48 KB).
-// The planner picks one per problem (common/tile_choice.h, README.md section 6). A third
+// The planner picks one per problem (common/kernel/tile_choice.h, README.md section 6). A third
 // consumer (192x256, 22% fewer bytes per FLOP) does not compile: 512 threads start with
 // 65536/512 = 128 registers each, ptxas allocates the whole kernel within that, and a
 // wgmma m64n256 with its 128 accumulators needs at least 154 (error C7602).
@@ -128,7 +128,7 @@ constexpr int C_BOX = 64;     // a TMA store box is 64x64 bf16: 128-byte rows, o
 // column of the group before moving right. See tile_origin.
 constexpr int GROUP_M_TILES = 16;
 // Stream-K (see Schedule and make_schedule): how many clusters share the last wave is
-// decided by stream_k::sharing_clusters (common/stream_k.h), from constants measured on the
+// decided by stream_k::sharing_clusters (common/kernel/stream_k.h), from constants measured on the
 // H200; the planner uses the same rule to predict this launch.
 constexpr uint32_t C_STAGE_BYTES = WGMMA_M * EPI_N * sizeof(__nv_bfloat16);  // 16 KB per consumer
 
@@ -895,7 +895,7 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
                     plain_grid.y);
     const int cluster_tiles = grid.x * grid.y;
 
-    // More than 48 KB of dynamic shared memory must be asked for (common/step_api.h).
+    // More than 48 KB of dynamic shared memory must be asked for (common/library/step_api.h).
     // Both kernels may be launched: gemm_kernel<1, T> is the one without a cluster launch.
     if (cudaError_t err =
             allow_dynamic_smem(kStep, gemm_kernel<CLUSTER, T>, static_cast<int>(SMEM_BYTES));
@@ -1036,7 +1036,7 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     return check_launch(kStep);
 }
 
-// The planner's choice for this problem on this GPU (common/tile_choice.h): the tile, and
+// The planner's choice for this problem on this GPU (common/kernel/tile_choice.h): the tile, and
 // whether to compute C^T = B A^T (a problem of few columns and many rows: A and B, both
 // K-major, swap roles, and the few columns become the rows of the tiles). `forced`, where
 // given, runs that tile instead of the planner's (the variants that measure the choice).
