@@ -81,6 +81,10 @@ TEST(Registry, VariantsComeInTheOrderOfTheFilesThatRegisterThem) {
         EXPECT_EQ(ladder::find_variant(*step, nullptr), &step->variants[0]);
     }
     EXPECT_EQ(ladder::variant_names(*ladder::find_step(6)), "cooperative (default), pingpong");
+    // A default without a name does not hide the named variants (step-3 --help lists them).
+    EXPECT_EQ(ladder::variant_names(*ladder::find_step(3)), "the default (no name), barrier, bulk1d");
+    EXPECT_EQ(ladder::variant_names(*ladder::find_step(2)), "the default (no name), pipeline");
+    EXPECT_EQ(ladder::variant_names(*ladder::find_step(1)), "only the default");
 }
 
 // Each variant carries its file's timeline hook: gemm.cu's for the variants gemm.cu lists, a

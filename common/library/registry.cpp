@@ -123,12 +123,12 @@ const Variant* find_variant(const Step& step, const char* name) {
 }
 
 std::string variant_names(const Step& step) {
-    if (step.variants[0].name == nullptr || step.variants[0].name[0] == '\0') return "only the default";
-    std::string names;
-    for (const Variant& v : step.variants) {
-        if (v.name == nullptr) break;
-        names += names.empty() ? std::string(v.name) + " (default)" : std::string(", ") + v.name;
-    }
+    const Variant* v = step.variants;
+    static_assert(kMaxVariants >= 2, "a step may have variants beside its default");
+    if (v[0].name == nullptr || (v[0].name[0] == '\0' && v[1].name == nullptr)) return "only the default";
+    // A step whose default schedule has no name (02, 03) still lists its named variants.
+    std::string names = v[0].name[0] == '\0' ? "the default (no name)" : std::string(v[0].name) + " (default)";
+    for (int i = 1; i < kMaxVariants && v[i].name != nullptr; ++i) names += std::string(", ") + v[i].name;
     return names;
 }
 

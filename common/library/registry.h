@@ -62,8 +62,9 @@ bool step_built(const Step& step);
 // The variant named `name` ("" or nullptr: the default), or nullptr.
 const Variant* find_variant(const Step& step, const char* name);
 
-// The step's variant names for a message: "cluster2 (default), cluster1, cluster4", or
-// "only the default" for a step with a single schedule.
+// The step's variant names for a message: "cluster2 (default), cluster1, cluster4",
+// "the default (no name), pipeline" where the default schedule has no name, or "only the
+// default" for a step with a single schedule.
 std::string variant_names(const Step& step);
 
 // What the two statements below expand to: an object at namespace scope whose constructor
