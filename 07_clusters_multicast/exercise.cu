@@ -5,8 +5,8 @@
 //
 // What this step adds over step 06 (the cooperative schedule; ping-pong is dropped, see
 // README.md): four things only Hopper has, or that only pay off with them.
-//   * Thread-block clusters. CLUSTER CTAs (2 by default; gemm_cluster1 and gemm_cluster4
-//     are the variants) take CLUSTER vertically adjacent tiles of C (128x256 on large
+//   * Thread-block clusters. CLUSTER CTAs (2 by default; the cluster1 and cluster4 variants
+//     run 1 and 4) take CLUSTER vertically adjacent tiles of C (128x256 on large
 //     problems), which all need the SAME rows of B. Each CTA loads a 1/CLUSTER slice of
 //     that B box and TMA multicast writes the slice into the shared memory of every CTA of
 //     the cluster: B crosses L2 -> SM once per cluster instead of once per CTA.
@@ -1053,45 +1053,12 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
     return launch<2>(A, B, C, M, N, K, stream, kPlannersTile, true);
 }
 
-cudaError_t gemm_dataparallel(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C,
-                              int M, int N, int K, cudaStream_t stream) {
-    return launch<2>(A, B, C, M, N, K, stream, kPlannersTile, false);
-}
-
-cudaError_t gemm_cluster1(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
-                          int N, int K, cudaStream_t stream) {
-    return launch<1>(A, B, C, M, N, K, stream, kPlannersTile, true);
-}
-
-cudaError_t gemm_cluster4(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
-                          int N, int K, cudaStream_t stream) {
-    return launch<4>(A, B, C, M, N, K, stream, kPlannersTile, true);
-}
-
-// One tile, whatever the planner would choose: to measure the alternatives.
-cudaError_t gemm_bm64(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
-                      int N, int K, cudaStream_t stream) {
-    return launch<2>(A, B, C, M, N, K, stream, {64, 256}, true);
-}
-
-cudaError_t gemm_bm128(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
-                       int N, int K, cudaStream_t stream) {
-    return launch<2>(A, B, C, M, N, K, stream, {128, 256}, true);
-}
-
-cudaError_t gemm_bm64n128(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
-                          int N, int K, cudaStream_t stream) {
-    return launch<2>(A, B, C, M, N, K, stream, {64, 128}, true);
-}
-
-cudaError_t gemm_bm128n128(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C,
-                           int M, int N, int K, cudaStream_t stream) {
-    return launch<2>(A, B, C, M, N, K, stream, {128, 128}, true);
-}
-
-cudaError_t gemm_bm128n192(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C,
-                           int M, int N, int K, cudaStream_t stream) {
-    return launch<2>(A, B, C, M, N, K, stream, {128, 192}, true);
+// The other variants force a cluster size, a tile or no sharing, whatever the planner would
+// choose: to measure the alternatives (ROWS = 0: the planner's tile).
+template <int CLUSTER, int ROWS, int COLUMNS, bool SHARE_LAST_WAVE>
+cudaError_t gemm_forced(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
+                        int K, cudaStream_t stream) {
+    return launch<CLUSTER>(A, B, C, M, N, K, stream, {ROWS, COLUMNS}, SHARE_LAST_WAVE);
 }
 
 // The default tile (128x256) for the planner's table; per problem, describe() says which
@@ -1113,9 +1080,10 @@ LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
 // Registers the step (common/library/registry.h): its tile configuration, describe (or nullptr),
 // its timeline hook (or nullptr), then its variants, the default first.
 LADDER_REGISTER_STEP(tile_config, describe, set_timeline, {"cluster2", gemm},
-                     {"cluster1", gemm_cluster1}, {"cluster4", gemm_cluster4},
-                     {"dataparallel", gemm_dataparallel}, {"bm64", gemm_bm64},
-                     {"bm128", gemm_bm128}, {"bm64n128", gemm_bm64n128},
-                     {"bm128n128", gemm_bm128n128}, {"bm128n192", gemm_bm128n192});
+                     {"cluster1", gemm_forced<1, 0, 0, true>}, {"cluster4", gemm_forced<4, 0, 0, true>},
+                     {"dataparallel", gemm_forced<2, 0, 0, false>}, {"bm64", gemm_forced<2, 64, 256, true>},
+                     {"bm128", gemm_forced<2, 128, 256, true>}, {"bm64n128", gemm_forced<2, 64, 128, true>},
+                     {"bm128n128", gemm_forced<2, 128, 128, true>},
+                     {"bm128n192", gemm_forced<2, 128, 192, true>});
 
 }  // namespace ladder::step07
