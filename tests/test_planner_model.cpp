@@ -114,15 +114,16 @@ TEST(PlannerModel, VariantsChargeWhatTheyIssuePerKBlock) {
 }
 
 TEST(PlannerModel, Step07LaunchesAsItsKernelDecides) {
-    // 64x4096x4096: 32 tiles of 64x128 on 132 SMs, 64 k-blocks: no clusters for a grid
-    // smaller than the GPU, and the 32 x 64 k-blocks shared by S CTAs (stream-K). At the cost
-    // run + 12 + 4 per partial the owner adds, S = 64: 32 + 12 + 4 = 48; 96: 22 + 12 + 8 = 42;
-    // 128: 16 + 12 + 12 = 40, the least; but the problem is one tile high, bound by reading B
-    // from DRAM, and shares by at most 2 CTAs per tile: S = 64 (stream_k::kOneTileRowHolders).
+    // 64x4096x4096: 64 tiles of 64x64 on 132 SMs, 64 k-blocks: no clusters for a grid
+    // smaller than the GPU, and the 64 x 64 k-blocks shared by S CTAs (stream-K). At the cost
+    // run + 12 + 4 per partial the owner adds, S = 128: 32 + 12 + 4 = 48, against 64 not
+    // shared; S = 132 (32 + 12 + 3 x 4 = 56) would be dearer anyway, and a problem one tile
+    // high shares by at most 2 CTAs per tile (stream_k::kOneTileRowHolders).
     const Problem skinny{64, 4096, 4096};
     const Plan p = step_plan(7, "cluster2", skinny);
     EXPECT_EQ(p.candidate.cluster, 1);
-    EXPECT_EQ(p.candidate.stream_k, 64);
+    EXPECT_EQ(p.candidate.bn, 64);
+    EXPECT_EQ(p.candidate.stream_k, 128);
     EXPECT_EQ(step_plan(7, "dataparallel", skinny).candidate.stream_k, 0);  // never shares
     // 4096^3 in clusters of 2: 256 tiles on 66 clusters leave 58; shared by all 66, a run of
     // 57 k-blocks + 12 + 2 x 4 = 77 is longer than the 64 of a tile: no sharing, clusters stay.
@@ -148,19 +149,19 @@ TEST(StreamK, AProblemOneTileHighSharesByTwoHoldersAtMost) {
 }
 
 TEST(PlannerModel, ASharedTilePaysForItsPartials) {
-    // 64x4096x4096 (M <= 64: the 64x128 tile, common/kernel/tile_choice.h) shared by 64 CTAs: each
-    // of the 32 tiles in 2 runs of 32 k-blocks. A holder writes a 64x128 fp32 partial (32 KiB)
+    // 64x4096x4096 (M <= 64: the 64x64 tile, common/kernel/tile_choice.h) shared by 128 CTAs: each
+    // of the 64 tiles in 2 runs of 32 k-blocks. A holder writes a 64x64 fp32 partial (16 KiB)
     // at its share of the 16-byte store bandwidth; the owner reads the other one at one SM's
     // L2 rate, then stores C as usual. On the H200 as measured (its machine file) sharing is
-    // predicted faster, as it ran: 17.0 us shared, 20.3 us data-parallel (07's README,
+    // predicted faster, as it ran: 16.4 us shared, 18.9 us data-parallel (07's README,
     // section 5).
     Machine m = h200();
     std::string error;
     ASSERT_TRUE(read_machine_file(kH200File, &m, &error)) << error;
     const Plan shared = plan_step(m, 7, "", Problem{64, 4096, 4096});
     const Plan whole = plan_step(m, 7, "dataparallel", Problem{64, 4096, 4096});
-    EXPECT_EQ(shared.candidate.stream_k, 64);
-    const double partial = 64.0 * 128 * 4;
+    EXPECT_EQ(shared.candidate.stream_k, 128);
+    const double partial = 64.0 * 64 * 4;
     EXPECT_NEAR(shared.prediction.epilogue_ns - whole.prediction.epilogue_ns,
                 partial / (m.store16_tbps * 1e3 / m.sm_count) + 1 * partial / m.tma_one_sm_gbps, 1e-6);
     EXPECT_NEAR(shared.prediction.tile_ns, 32 * shared.prediction.kblock_ns + shared.prediction.epilogue_ns, 1e-6);
@@ -339,8 +340,8 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         int sharing_clusters;
     };
     const Case cases[] = {
-        {512, 512, 512, 64, 128, false, 0},        // 8 tiles of 128x256: 32 of 64x128
-        {1024, 1024, 1024, 64, 128, false, 0},     // 32 of 128x256, a quarter of the SMs at most
+        {512, 512, 512, 64, 64, false, 0},         // 8 tiles of 128x256: 64 of 64x64, one wave
+        {1024, 1024, 1024, 64, 128, false, 0},     // 32 of 128x256; 256 of 64x64 make 2 waves
         {1536, 1536, 1536, 128, 192, false, 0},    // 72 of 128x256 (55% full), 96 of 128x192 (73%)
         {2048, 2048, 2048, 128, 256, false, 0},    // 128 tiles: one full wave
         {3072, 3072, 3072, 128, 192, false, 0},    // 2.18 waves of 128x256, 2.91 of 128x192
@@ -350,8 +351,10 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         {192, 8192, 4096, 64, 256, false, 0},      // one wave either way; 64x256 pads no row
         {8192, 192, 4096, 128, 192, false, 128},   // 128x192 fits N = 192 exactly
         {4096, 4096, 4096, 128, 256, false, 0},    // 4 waves; sharing the last one does not pay
-        {64, 4096, 4096, 64, 128, false, 64},      // M <= 64: 32 tiles, each shared by 2 CTAs
-        {4096, 64, 4096, 64, 128, true, 64},       // C^T: 64 x 4096, as the row above
+        {64, 4096, 4096, 64, 64, false, 128},      // M <= 64: 64 tiles, each shared by 2 CTAs
+        {4096, 64, 4096, 64, 64, true, 128},       // C^T: 64 x 4096, as the row above
+        {16, 8192, 8192, 64, 64, false, 0},        // 128 tiles of 64x64: one wave
+        {32, 16384, 4096, 64, 128, false, 0},      // 256 of 64x64 would make 2 waves: 128 of 64x128
         {8192, 128, 8192, 64, 128, true, 0},       // C^T: 128 x 8192, 128 tiles of 64x128
         {128, 8192, 8192, 64, 128, false, 0},      // the same problem as computed above
     };

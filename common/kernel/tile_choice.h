@@ -16,7 +16,7 @@
 
 namespace ladder::tile_choice {
 
-// A tile's rows (64 or 128) and columns (128, 192 with 128 rows, or 256).
+// A tile's rows (64 or 128) and columns (64 or 128 with 64 rows, 128, 192 with 128 rows, or 256).
 struct Shape {
     int rows, columns;
 };
@@ -71,9 +71,11 @@ inline double wave_fill(const Estimate& e) {
 // forced in one process against cuBLAS. 128x256 moves the fewest bytes per FLOP and is the
 // fastest per k-block of work; the smaller tiles pay in L2 traffic (128x192: 1.13x the
 // bytes per FLOP, 128x128: 1.33x, 64x128: 2x) and win only by putting more SMs to work:
-//   * few tiles (at most a quarter of the SMs' worth of 128x256, or M <= 64): 64x128, four
-//     times the tiles (1024^3: 0.91x cuBLAS against 0.55x; 128x8192x8192: 0.99x against
-//     0.91x; 64x4096x4096: 0.79x against 0.71x for 64x256);
+//   * few tiles (at most a quarter of the SMs' worth of 128x256, or M <= 64): 64x64, eight
+//     times the tiles, where they still make one wave (512^3: 0.92x against 0.89x for
+//     64x128; 64x4096x4096: 0.90x against 0.87x; 16x8192x8192: 0.92x against 0.87x), else
+//     64x128, four times the tiles (1024^3: 0.91x cuBLAS against 0.55x for 128x256 and
+//     0.66x for 64x64; 128x8192x8192: 0.97x against 0.91x and 0.63x);
 //   * up to half the SMs' worth: 128x128, twice the tiles (256x8192x4096: 0.97x against
 //     0.90x);
 //   * more: 128x256, unless a narrower tile's waves are fuller by kFillGain or more: 128x192
@@ -91,14 +93,16 @@ constexpr double kPaddingGain = 0.10;
 inline Estimate choose_tile(long long m, long long n, long long k, int sms, int cluster,
                             bool share_last_wave = true) {
     const Estimate large = estimate(m, n, k, sms, cluster, {128, 256}, share_last_wave);
-    if (m <= 64) {
-        Estimate e = estimate(m, n, k, sms, cluster, {64, 128}, share_last_wave);
-        e.reason = "M <= 64: half of a 128-row tile would be padding";
-        return e;
-    }
-    if (large.tiles * kQuarter <= sms) {
-        Estimate e = estimate(m, n, k, sms, cluster, {64, 128}, share_last_wave);
-        e.reason = "128x256 tiles would fill at most a quarter of the SMs";
+    if (m <= 64 || large.tiles * kQuarter <= sms) {
+        Estimate e = estimate(m, n, k, sms, cluster, {64, 64}, share_last_wave);
+        const bool one_wave = e.tiles <= sms;
+        if (!one_wave) e = estimate(m, n, k, sms, cluster, {64, 128}, share_last_wave);
+        if (m <= 64)
+            e.reason = one_wave ? "M <= 64 (half of a 128-row tile would be padding), and 64x64 tiles make one wave"
+                                : "M <= 64 (half of a 128-row tile would be padding); 64x64 tiles would make more waves";
+        else
+            e.reason = one_wave ? "128x256 tiles would fill at most a quarter of the SMs, and 64x64 tiles make one wave"
+                                : "128x256 tiles would fill at most a quarter of the SMs; 64x64 tiles would make more waves";
         return e;
     }
     const Estimate half = estimate(m, n, k, sms, cluster, {128, 128}, share_last_wave);

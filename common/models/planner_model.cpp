@@ -95,12 +95,13 @@ Candidate step07_launch(const Machine& machine, const std::string& variant, Prob
     const tile_choice::Estimate choice = tile_choice::choose(
         problem.m, problem.n, problem.k, machine.sm_count, c.cluster, variant != "dataparallel");
     if (choice.transposed) std::swap(problem.m, problem.n);
-    // The tile: forced by bm64, bm128, bm64n128, bm128n128 and bm128n192, else the rule of
+    // The tile: forced by bm64, bm128, bm64n128, bm64n64, bm128n128 and bm128n192, else the rule of
     // common/kernel/tile_choice.h (the kernel's), with the stages the kernel's Tile holds.
     tile_choice::Shape tile = choice.shape;
     if (variant == "bm64") tile = {64, 256};
     if (variant == "bm128") tile = {128, 256};
     if (variant == "bm64n128") tile = {64, 128};
+    if (variant == "bm64n64") tile = {64, 64};
     if (variant == "bm128n128") tile = {128, 128};
     if (variant == "bm128n192") tile = {128, 192};
     c.bm = tile.rows, c.bn = tile.columns, c.consumer_warpgroups = tile.rows / 64;
