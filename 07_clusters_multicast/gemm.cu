@@ -523,14 +523,15 @@ __device__ __forceinline__ int read_cluster_id() {
 //                 Until then no producer of the cluster may write its slice again.
 // Stage and phase run on across tiles: fill f is the f-th k-block this CTA loads, over
 // all its tiles, and producer and consumers walk the same tile sequence.
-// a_box_bytes: what one A box delivers, A_STAGE_BYTES, or less for a problem less than
-// one tile high (see launch_tile).
+// a_edge_map, a_edge_bytes: the A map of the last row of tiles, whose box holds only the
+// rows left, and what one such box delivers (see launch_tile).
 template <int CLUSTER, class T>
 __global__ void __launch_bounds__(T::THREADS, 1)
 gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
             const __grid_constant__ CUtensorMap c_map, __nv_bfloat16* __restrict__ C, int M,
             int N, int K, int c_store, const Schedule sched, float* __restrict__ partials,
-            int* __restrict__ flags, uint32_t a_box_bytes) {
+            int* __restrict__ flags, const __grid_constant__ CUtensorMap a_edge_map,
+            uint32_t a_edge_bytes) {
     // ---- setup: carve shared memory, find this CTA's place, initialise the barriers -----
     constexpr int STAGES = T::STAGES, CONSUMER_WARPGROUPS = T::CONSUMER_WARPGROUPS;
     constexpr int BN = T::BN, ACC_REGS = T::ACC_REGS;
@@ -576,6 +577,11 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             while (work.next_unit(sched, unit)) {
                 const int2 origin = cta_origin<CLUSTER, T>(unit.tile, M, N, rank);
                 const int m0 = origin.x, n0 = origin.y;
+                // The last row of tiles reads A through a map whose box holds only the rows
+                // left (see launch_tile).
+                const bool a_edge = m0 + T::BM > M;
+                const CUtensorMap* a_source = a_edge ? &a_edge_map : &a_map;
+                const uint32_t a_bytes = a_edge ? a_edge_bytes : A_STAGE_BYTES;
                 // Boxes wholly outside the matrix are not issued (and their bytes not
                 // expected): when M is not a multiple of CLUSTER*128 the last CTAs of a
                 // cluster may have no rows, and when N < 256 the last B slices no columns.
@@ -584,7 +590,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 // so they agree on b_slices.
                 const bool a_in_bounds = m0 < M;
                 const int b_slices = min(CLUSTER, (N - n0 + B_SLICE - 1) / B_SLICE);
-                const uint32_t tx_bytes = (a_in_bounds ? a_box_bytes : 0u) +
+                const uint32_t tx_bytes = (a_in_bounds ? a_bytes : 0u) +
                                           static_cast<uint32_t>(b_slices) * B_SLICE_BYTES<CLUSTER, T>;
                 for (int kb = unit.kb_begin; kb < unit.kb_end; ++kb, ++fill) {
                     wait_barrier(&s.empty_barrier[stage], phase ^ 1u, "empty barrier");
@@ -594,7 +600,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                     // and counts them. The peers' B slices count here too.
                     arrive_expect_tx(&s.full_barrier[stage], tx_bytes);
                     if (a_in_bounds)
-                        tma_load_2d(s.a[stage], &a_map, kb * BK, m0, &s.full_barrier[stage]);
+                        tma_load_2d(s.a[stage], a_source, kb * BK, m0, &s.full_barrier[stage]);
                     if (static_cast<int>(rank) < b_slices) {
                         // This CTA's slice: rows [rank * BN/CLUSTER, +BN/CLUSTER) of the B box,
                         // at the same place in every CTA's stage.
@@ -958,14 +964,19 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     const CUtensorMapL2promotion promotion =
         K % BK == 0 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
     CUtensorMap a_map{}, b_map{}, c_map{};
-    // A problem less than one tile high gets an A box of only its own rows (rounded up to
-    // whole 8-row swizzle atoms): TMA's zero fill of the rows outside A is not free. The
-    // stage keeps its BM rows; the ones no box writes feed only rows of C that are never
-    // stored. Measured with the 64x64 tile (README.md, section 6): 16x8192x8192 in 38.5 us
-    // instead of 48.9, 4096x16x4096 in 16.8 us instead of 19.3.
-    const int a_box_rows = M < BM ? layout::ceil_div(M, 8) * 8 : BM;
-    const uint32_t a_box_bytes = static_cast<uint32_t>(a_box_rows) * BK * sizeof(__nv_bfloat16);
-    if (cudaError_t err = make_tensor_map_2d(&a_map, A, M, K, a_box_rows, BK,
+    // The last row of tiles gets an A map of its own whose box holds only the rows left
+    // (rounded up to whole 8-row swizzle atoms): TMA's zero fill of the rows past M is not
+    // free. The stage keeps its BM rows; the ones no box writes feed only rows of C that are
+    // never stored. Measured (README.md, section 6): 16x8192x8192 in 38.5 us instead of 48.9
+    // (64x64 tiles), 160x8192x4096 in 28.2 us instead of 40.7 (128x128 tiles).
+    const int a_edge_rows = M % BM ? layout::ceil_div(M % BM, 8) * 8 : BM;
+    const uint32_t a_edge_bytes = static_cast<uint32_t>(a_edge_rows) * BK * sizeof(__nv_bfloat16);
+    CUtensorMap a_edge_map{};
+    if (cudaError_t err = make_tensor_map_2d(&a_edge_map, A, M, K, a_edge_rows, BK,
+                                             CU_TENSOR_MAP_SWIZZLE_128B, kStep, promotion);
+        err != cudaSuccess)
+        return err;
+    if (cudaError_t err = make_tensor_map_2d(&a_map, A, M, K, BM, BK,
                                              CU_TENSOR_MAP_SWIZZLE_128B, kStep, promotion);
         err != cudaSuccess)
         return err;
@@ -1014,12 +1025,12 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
 
     if (!clustered) {
         gemm_kernel<1, T><<<static_cast<unsigned>(sched.clusters), THREADS, SMEM_BYTES, stream>>>(
-            a_map, b_map, c_map, C, M, N, K, c_store, sched, partials, flags, a_box_bytes);
+            a_map, b_map, c_map, C, M, N, K, c_store, sched, partials, flags, a_edge_map, a_edge_bytes);
         return check_launch(kStep);
     }
     config.gridDim = dim3(static_cast<unsigned>(sched.clusters * CLUSTER));
     if (cudaError_t err = cudaLaunchKernelEx(&config, gemm_kernel<CLUSTER, T>, a_map, b_map, c_map, C,
-                                             M, N, K, c_store, sched, partials, flags, a_box_bytes);
+                                             M, N, K, c_store, sched, partials, flags, a_edge_map, a_edge_bytes);
         err != cudaSuccess)
         return fail(err, "%s: cudaLaunchKernelEx (cluster size %d): %s", kStep, CLUSTER,
                     cudaGetErrorString(err));

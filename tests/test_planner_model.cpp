@@ -348,7 +348,8 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         {3000, 5000, 2048, 128, 192, false, 0},    // waves 91% full in 128x256, 98% in 128x192
         {1000, 1992, 2056, 128, 128, false, 0},    // 64 of 128x256: at most half the SMs
         {256, 8192, 4096, 128, 128, false, 0},     // the same count, 128 tiles of 128x128
-        {192, 8192, 4096, 64, 256, false, 0},      // one wave either way; 64x256 pads no row
+        {192, 8192, 4096, 128, 128, false, 0},     // one wave either way; rows past M cost little
+        {160, 8192, 4096, 128, 128, false, 0},     // the same
         {8192, 192, 4096, 128, 192, false, 128},   // 128x192 fits N = 192 exactly
         {4096, 4096, 4096, 128, 256, false, 0},    // 4 waves; sharing the last one does not pay
         {64, 4096, 4096, 64, 64, false, 128},      // M <= 64: 64 tiles, each shared by 2 CTAs

@@ -55,11 +55,12 @@ inline Estimate estimate(long long m, long long n, long long k, int sms, int clu
     return {tiles, units / slots + (leftover ? 1 : 0), sharing, "", false, tile, units, slots};
 }
 
-// The share of the computed outputs that lie inside C: M x N over the tiles' rows x columns.
-inline double useful(long long m, long long n, Shape tile) {
-    const long long rows = (m + tile.rows - 1) / tile.rows * tile.rows;
+// The share of the computed columns that lie inside C: N over the tiles' columns. Rows past
+// M cost little: step 07 gives the last row of tiles an A box of only the rows left. The
+// columns past N are still transferred (TMA zero-fills the B box) and multiplied.
+inline double useful_columns(long long n, Shape tile) {
     const long long cols = (n + tile.columns - 1) / tile.columns * tile.columns;
-    return static_cast<double>(m) * static_cast<double>(n) / (static_cast<double>(rows) * cols);
+    return static_cast<double>(n) / static_cast<double>(cols);
 }
 
 // How full the waves of a schedule are: units / (waves * slots), 1 when every wave is full.
@@ -77,7 +78,8 @@ inline double wave_fill(const Estimate& e) {
 //     64x128, four times the tiles (1024^3: 0.91x cuBLAS against 0.55x for 128x256 and
 //     0.66x for 64x64; 128x8192x8192: 0.97x against 0.91x and 0.63x);
 //   * up to half the SMs' worth: 128x128, twice the tiles (256x8192x4096: 0.97x against
-//     0.90x);
+//     0.90x; 192x8192x4096: 0.92x against 0.85x for 64x256), or 128x192 where it covers N
+//     with kPaddingGain fewer padded columns;
 //   * more: 128x256, unless a narrower tile's waves are fuller by kFillGain or more: 128x192
 //     first (1536^3: 0.85x against 0.71x; 3072^3: 0.96x against 0.87x; 3000x5000x2048:
 //     0.94x against 0.91x), else 128x128. At 5 points the gain in filled SMs outweighs a
@@ -85,8 +87,8 @@ inline double wave_fill(const Estimate& e) {
 // 64x256 is never the best of the five (it was before the narrower tiles existed).
 constexpr long long kQuarter = 4;
 constexpr double kFillGain = 0.05;
-// Where every tile makes one wave, a tile that pads the problem by this much less than
-// 128x128 replaces it (192 rows: 64x256, 0.85x against 0.73x; 160 rows: 0.79x against 0.58x).
+// Where every tile makes one wave, 128x192 replaces 128x128 when it pads N by this much less
+// (8192x192x4096: 0.90x against 0.56x).
 constexpr double kPaddingGain = 0.10;
 
 // The tile for M x N x K (the problem as computed, after any transpose).
@@ -107,18 +109,17 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
     }
     const Estimate half = estimate(m, n, k, sms, cluster, {128, 128}, share_last_wave);
     if (large.tiles * 2 <= sms) {
-        // One wave whichever tile: pay for as few padded outputs as possible. 128x128 unless
-        // 128x192 or 64x256 covers the problem with clearly less padding, and still in one
-        // wave (8192x192x4096: 128x192 fits N exactly, 0.90x cuBLAS against 0.56x).
+        // One wave whichever tile: pay for as few padded columns as possible. 128x128 unless
+        // 128x192 covers N with clearly less padding, and still in one wave (8192x192x4096:
+        // 128x192 fits N exactly).
+        const Estimate wide = estimate(m, n, k, sms, cluster, {128, 192}, share_last_wave);
+        if (wide.waves == 1 && useful_columns(n, wide.shape) >= useful_columns(n, half.shape) + kPaddingGain) {
+            Estimate e = wide;
+            e.reason = "one wave either way, and 128x192 pads N least";
+            return e;
+        }
         Estimate e = half;
         e.reason = "128x256 tiles would fill at most half of the SMs";
-        for (const Shape other : {Shape{128, 192}, Shape{64, 256}}) {
-            const Estimate o = estimate(m, n, k, sms, cluster, other, share_last_wave);
-            if (o.waves == 1 && useful(m, n, other) >= useful(m, n, e.shape) + kPaddingGain) {
-                e = o;
-                e.reason = "one wave either way, and this tile pads the problem least";
-            }
-        }
         return e;
     }
     // Of the two narrower tiles, 128x192 first: fewer bytes per FLOP than 128x128.
