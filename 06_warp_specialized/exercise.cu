@@ -53,6 +53,7 @@
 #include "tensor_map.h"
 #include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
 #include "tma.cuh"  // wait_barrier, tma_load_2d, arrive_expect_tx: taught in step 03
+#include "warp_specialization.cuh"  // written out beside this file: setmaxnreg, named barriers
 #include "wgmma.cuh"  // smem_descriptor, wgmma_*, fence_accumulators: taught in step 05
 
 namespace ladder::step06 {
@@ -150,69 +151,17 @@ static_assert(SMEM_BYTES <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
 // -------------------------------------------------------------------------------------
 // Device helpers new to this step
 // -------------------------------------------------------------------------------------
-// Writes one accumulator pair (row, col), (row, col+1) of C as bf16, skipping what lies
-// outside the matrix. Coordinates are relative to the consumer's 64x256 piece, whose first
-// element is `c_tile`; rows_left/cols_left count what remains of C from there.
-__device__ __forceinline__ void store_pair(__nv_bfloat16* c_tile, int ldc, int rows_left,
-                                           int cols_left, int row, int col, float v0, float v1) {
-    if (row >= rows_left || col >= cols_left) return;
-    __nv_bfloat16* p = c_tile + static_cast<size_t>(row) * ldc + col;
-    if (col + 1 < cols_left && (reinterpret_cast<uintptr_t>(p) & 3) == 0) {
-        *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(v0, v1);
-    } else {
-        p[0] = __float2bfloat16(v0);
-        if (col + 1 < cols_left) p[1] = __float2bfloat16(v1);
-    }
-}
+// Written out in warp_specialization.cuh beside this file, the lesson of this step (read it
+// next): store_pair, setmaxnreg_dec/inc, release_stage, named_barrier_sync and advance.
 
-// PTX ISA "setmaxnreg": change how many registers each thread of this warpgroup owns.
-// All 128 threads execute it (.sync.aligned). dec returns registers to the SM's
-// pool; inc blocks until the pool can supply the new count. The kernel must start with a
-// known per-thread count (__launch_bounds__(THREADS, 1) fixes it at 168), and the counts
-// must be multiples of 8 in 24..256. SASS: USETMAXREG.
-template <int REGS>
-__device__ __forceinline__ void setmaxnreg_dec() {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
-}
-template <int REGS>
-__device__ __forceinline__ void setmaxnreg_inc() {
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
-}
-
-// A consumer hands a stage back to the producer: one arrival on its empty barrier.
-// CCCL: cuda::ptx::mbarrier_arrive(bar)
-// PTX:  mbarrier.arrive.shared.b64 state, [bar];   (PTX ISA "mbarrier.arrive")
-// One elected thread per consumer warpgroup arrives, after wgmma.wait_group has reported
-// that the warpgroup's wgmma reading the stage are complete; the barrier expects
-// EMPTY_ARRIVALS such arrivals per phase.
-__device__ __forceinline__ void release_stage(uint64_t* empty_barrier) {
-    cuda::ptx::mbarrier_arrive(empty_barrier);
-}
-
-// PTX ISA "bar.sync" (barrier.cta): named hardware barriers 1..15 (0 is __syncthreads)
-// that complete when `count` threads have arrived; bar.sync counts this thread and waits.
-// SASS: BAR.SYNC. The staged epilogue uses one to know that both consumers are done with
-// the ring. (Id 1 is the order barrier of the ping-pong schedule, gemm_pingpong.cu.)
+// The staged epilogue's named barrier: both consumers are done with the ring. (Id 1 is the
+// order barrier of the ping-pong schedule, gemm_pingpong.cu.)
 constexpr int STAGING_BARRIER_ID = 2;
 constexpr int STAGING_BARRIER_THREADS = 2 * WARPGROUP_THREADS;
 constexpr int STAGING_ROW_BYTES = BN * sizeof(__nv_bfloat16);  // one row of a consumer's piece
 static_assert(WGMMA_M * STAGING_ROW_BYTES <= BN * BK * sizeof(__nv_bfloat16),
               "a consumer's 64x256 bf16 piece fits in one stage's B tile");
 static_assert(STAGES >= CONSUMER_WARPGROUPS, "one B tile per consumer to stage its piece in");
-__device__ __forceinline__ void named_barrier_sync(int id, int count) {
-    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
-}
-
-// Advances a position in the stage ring. The phase bit flips each time the ring wraps:
-// a barrier's n-th completion (n = 0, 1, ...) has parity n % 2, and fill number f of the
-// ring lands in stage f % STAGES as that stage's (f / STAGES)-th completion.
-template <int RING>
-__device__ __forceinline__ void advance(int& stage, uint32_t& phase) {
-    if (++stage == RING) {
-        stage = 0;
-        phase ^= 1u;
-    }
-}
 
 // -------------------------------------------------------------------------------------
 // Kernel
