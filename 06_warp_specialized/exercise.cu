@@ -37,7 +37,7 @@
 // Build and run (from the repository root):
 //   cmake -S . -B build -G Ninja && cmake --build build --target step-6 && ./build/step-6
 // =====================================================================================
-#include <cuda.h>  // CUtensorMap (a type only; the program does not link libcuda)
+#include <cuda.h>  // CUtensorMap (a type only: nothing from libcuda is linked)
 #include <cuda/ptx>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -114,8 +114,8 @@ constexpr size_t SMEM_SLACK_BYTES = 1024 + 256;  // base alignment + barriers
 // Plus 16 bytes of mbarriers per stage and up to 1 KB to align the base to 1024 bytes.
 constexpr int A_ROWS = BM;
 constexpr uint32_t EMPTY_ARRIVALS = CONSUMER_WARPGROUPS;
-constexpr uint32_t STAGE_TX_BYTES = (A_ROWS + BN) * BK * sizeof(__nv_bfloat16);
-constexpr int STAGES = static_cast<int>((SMEM_OPTIN_BYTES - SMEM_SLACK_BYTES) / STAGE_TX_BYTES);
+constexpr uint32_t STAGE_BYTES = (A_ROWS + BN) * BK * sizeof(__nv_bfloat16);
+constexpr int STAGES = static_cast<int>((SMEM_OPTIN_BYTES - SMEM_SLACK_BYTES) / STAGE_BYTES);
 static_assert(STAGES == 4, "the derivation above");
 
 static_assert(ROW_BYTES == 128,
@@ -125,7 +125,7 @@ static_assert(BM <= 256 && BN <= 256, "a TMA box has at most 256 rows");
 static_assert((A_ROWS * BK * sizeof(__nv_bfloat16)) % 1024 == 0 &&
                   (BN * BK * sizeof(__nv_bfloat16)) % 1024 == 0,
               "every tile starts on a 1024-byte boundary, where the swizzle pattern starts");
-static_assert(STAGE_TX_BYTES < (1u << 20), "an mbarrier transaction count must stay below 2^20");
+static_assert(STAGE_BYTES < (1u << 20), "an mbarrier transaction count must stay below 2^20");
 static_assert(ACC_REGS == 128, "the register budget above assumes 128 accumulators");
 
 // The shared memory of one CTA. 128B-swizzled TMA destinations must be 1024-byte
@@ -136,7 +136,7 @@ static_assert(ACC_REGS == 128, "the register budget above assumes 128 accumulato
 struct SharedStorage {
     alignas(1024) __nv_bfloat16 a[STAGES][A_ROWS * BK];
     alignas(1024) __nv_bfloat16 b[STAGES][BN * BK];
-    uint64_t full_barrier[STAGES];   // producer -> consumers: "the boxes it counts have landed"
+    uint64_t full_barrier[STAGES];  // phase completes when both boxes of the stage have landed
     // EXERCISE BEGIN: a second full barrier per stage, for B
     // With the exercise done, full_barrier counts the A box only and this one the B box.
     uint64_t full_b_barrier[STAGES];
@@ -176,7 +176,7 @@ static_assert(STAGES >= CONSUMER_WARPGROUPS, "one B tile per consumer to stage i
 // -------------------------------------------------------------------------------------
 // Warpgroup 0 produces, warpgroups 1 and 2 consume. The ring protocol, per stage:
 //   full_barrier  count 1: the producer's arrive.expect_tx, plus the TMA transaction
-//                 bytes of the boxes that signal it (all STAGE_TX_BYTES of a fill when both
+//                 bytes of the boxes that signal it (all STAGE_BYTES of a fill when both
 //                 boxes signal this one barrier). It completes once per fill, so consumers
 //                 wait on it with the parity of the current lap.
 //   empty_barrier count EMPTY_ARRIVALS: one per consumer warpgroup that reads the stage.
