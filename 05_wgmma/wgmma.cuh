@@ -86,8 +86,9 @@ __device__ __forceinline__ void fence_accumulators(float (&acc)[REGS]) {
 // K-major, the layout above). acc is this thread's 128 fp32 registers of the 64 x 256
 // result; step 05's epilogue says which element each one is. SASS: HGMMA.64x256x16.F32.BF16.
 // In the asm, %0..%127 are acc[0..127] (the "+f" list: read and written), %128 and %129
-// the two descriptors. LADDER_ACC32(i) lists the operands acc[i] .. acc[i + 31]; it stays
-// defined for a wgmma of another shape spelled in a step's gemm.cu (step 05's exercise).
+// the two descriptors. LADDER_ACC32(i) lists the operands acc[i] .. acc[i + 31]: part 2
+// spells its shapes with it, and it stays defined for a wgmma of another shape spelled in
+// a step's gemm.cu (step 05's exercise).
 #define LADDER_ACC8(i)                                                                     \
     "+f"(acc[(i) + 0]), "+f"(acc[(i) + 1]), "+f"(acc[(i) + 2]), "+f"(acc[(i) + 3]),        \
         "+f"(acc[(i) + 4]), "+f"(acc[(i) + 5]), "+f"(acc[(i) + 6]), "+f"(acc[(i) + 7])
@@ -139,7 +140,7 @@ __device__ __forceinline__ uint64_t smem_descriptor_with_lo(uint32_t lo) {
 // 07): accumulate = 0 makes D = A*B (the first k16 step of a tile), 1 makes D += A*B, so
 // a tile needs no zero fill, and a persistent CTA none between its tiles.
 // SASS: HGMMA.64x256x16.F32.BF16 (with the predicate as its scale-d operand).
-__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[WGMMA_M64N256_ACC_REGS],
+__device__ __forceinline__ void wgmma_m64n256k16(float (&acc)[WGMMA_M64N256_ACC_REGS],
                                                  uint64_t desc_a, uint64_t desc_b,
                                                  uint32_t accumulate) {
     asm volatile(
@@ -162,28 +163,7 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[WGMMA_M64N256_ACC_RE
         " %120, %121, %122, %123, %124, %125, %126, %127},"
         " %128, %129, accumulate, 1, 1, 0, 0;\n"
         "}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
-          "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
-          "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
-          "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
-          "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
-          "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
-          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]),
-          "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
-          "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]),
-          "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
-          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]),
-          "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),
-          "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]),
-          "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
-          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]),
-          "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]),
-          "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]),
-          "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
-          "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]),
-          "+f"(d[126]), "+f"(d[127])
+        : LADDER_ACC32(0), LADDER_ACC32(32), LADDER_ACC32(64), LADDER_ACC32(96)
         : "l"(desc_a), "l"(desc_b), "r"(accumulate)
         : "memory");
 }
@@ -191,7 +171,7 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[WGMMA_M64N256_ACC_RE
 // The same instruction with N = 128: a 64 x 128 piece of D in 64 registers of each thread,
 // for step 07's narrow tile (a 128-row B box). SASS: HGMMA.64x128x16.F32.BF16.
 constexpr int WGMMA_M64N128_ACC_REGS = 64 * 128 / 128;  // fp32 accumulators per thread
-__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[WGMMA_M64N128_ACC_REGS],
+__device__ __forceinline__ void wgmma_m64n128k16(float (&acc)[WGMMA_M64N128_ACC_REGS],
                                                  uint64_t desc_a, uint64_t desc_b,
                                                  uint32_t accumulate) {
     asm volatile(
@@ -208,17 +188,7 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[WGMMA_M64N128_ACC_RE
         " %60, %61, %62, %63},"
         " %64, %65, accumulate, 1, 1, 0, 0;\n"
         "}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
-          "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
-          "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
-          "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
-          "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
-          "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
-          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]),
-          "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
-          "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : LADDER_ACC32(0), LADDER_ACC32(32)
         : "l"(desc_a), "l"(desc_b), "r"(accumulate)
         : "memory");
 }
@@ -226,7 +196,7 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[WGMMA_M64N128_ACC_RE
 // N = 192: a 64 x 192 piece of D in 96 registers of each thread, for step 07's 128x192 tile.
 // SASS: HGMMA.64x192x16.F32.BF16.
 constexpr int WGMMA_M64N192_ACC_REGS = 64 * 192 / 128;  // fp32 accumulators per thread
-__device__ __forceinline__ void wgmma_m64n192k16(float (&d)[WGMMA_M64N192_ACC_REGS],
+__device__ __forceinline__ void wgmma_m64n192k16(float (&acc)[WGMMA_M64N192_ACC_REGS],
                                                  uint64_t desc_a, uint64_t desc_b,
                                                  uint32_t accumulate) {
     asm volatile(
@@ -246,22 +216,7 @@ __device__ __forceinline__ void wgmma_m64n192k16(float (&d)[WGMMA_M64N192_ACC_RE
         " %90, %91, %92, %93, %94, %95},"
         " %96, %97, accumulate, 1, 1, 0, 0;\n"
         "}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
-          "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
-          "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
-          "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
-          "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
-          "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
-          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]),
-          "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
-          "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]),
-          "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
-          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]),
-          "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),
-          "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]),
-          "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
+        : LADDER_ACC32(0), LADDER_ACC32(32), LADDER_ACC32(64)
         : "l"(desc_a), "l"(desc_b), "r"(accumulate)
         : "memory");
 }
