@@ -57,6 +57,7 @@
 #include <cstdint>
 
 #include "layout.h"  // swizzled_offset, the ldmatrix lane addresses, the fragment map
+#include "mma_sync.cuh"  // written out beside this file: the swizzle, ldmatrix, mma.sync
 #include "registry.h"  // the registration statement at the end of the file
 #include "step_api.h"
 
@@ -72,7 +73,7 @@ namespace ladder::step02_pipeline {
 //   One stage of the ring holds both: 48 KB; STAGES = 3 stages: 144 KB of shared memory
 //   (fits the 227 KB of an H100 and the 163 KB of an A100; one CTA per SM).
 //   BK = 64 makes a shared-memory row exactly 128 bytes = 8 chunks of 16 bytes, the
-//   geometry the XOR swizzle below (and TMA's 128-byte swizzle in later steps) is built on.
+//   geometry the XOR swizzle (mma_sync.cuh; TMA's 128-byte swizzle in later steps) is built on.
 constexpr int BM = 128;
 constexpr int BN = 256;
 constexpr int BK = 64;
@@ -138,15 +139,9 @@ static_assert(ACC_REGS == 128, "the register budget above assumes 128 accumulato
 // -------------------------------------------------------------------------------------
 
 
-// Byte offset of 16-byte chunk `chunk` (0..7) of row `row` inside one k-block of A or B.
-// Rows are 128 bytes, i.e. exactly one pass over the 32 banks (4 bytes each). Unswizzled,
-// chunk c of every row would sit on the same 4 banks, and ldmatrix (which reads chunk c
-// of 8 consecutive rows at once) would serialize 8 ways. XOR-ing the chunk index with
-// row % 8 sends chunk c of rows r..r+7 to 8 different 16-byte bank groups: conflict-free.
-// It is a permutation of the chunks inside each row, so copies stay conflict-free too.
-// The function lives in common/kernel/layout.h, where ladder-layout draws it
-// (results/layouts/swizzle.png, ldmatrix_conflicts.png).
-using layout::swizzled_offset;
+// Written out in mma_sync.cuh beside this file, with the text that explains them (read it
+// after the cp.async helpers below): swizzled_offset, ldmatrix_x4 and mma_m16n8k16_bf16.
+// swizzled_offset (common/kernel/layout.h) assumes this step's row geometry:
 static_assert(ROW_BYTES == layout::kSwizzleRowBytes && CHUNK_BYTES == layout::kChunkBytes,
               "layout::swizzled_offset assumes 128-byte rows of 16-byte chunks");
 
@@ -172,36 +167,6 @@ __device__ __forceinline__ void copy_or_zero_16(unsigned char* smem_dst, const _
 }
 // VARIANT END
 
-// PTX ISA "ldmatrix": a warp loads four 8x8 bf16 matrices from shared memory.
-//   ldmatrix.sync.aligned.m8n8.x4.shared.b16 {r0, r1, r2, r3}, [addr];
-// Lanes 8q..8q+7 give the addresses of the 8 rows (16 bytes each) of matrix q; every
-// lane then receives register q = row lane/4, elements 2*(lane%4) and 2*(lane%4)+1 of
-// matrix q, which is exactly the register layout mma.sync wants. SASS: LDSM.16.M88.4.
-__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t smem_addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(smem_addr));
-}
-
-// PTX ISA "mma.sync.aligned.m16n8k16" (Matrix Fragments for mma.m16n8k16), with
-// g = lane / 4 and t = lane % 4:
-//   a[0..3] (16x16, row-major): a[0] = A[g][2t..2t+1],   a[1] = A[g+8][2t..2t+1],
-//                               a[2] = A[g][2t+8..+9],   a[3] = A[g+8][2t+8..+9]
-//   b[0..1] (16x8, "col" = stored n-major, k contiguous): b[0] = B[k=2t..2t+1][n=g],
-//                                                         b[1] = B[k=2t+8..+9][n=g]
-//   d[0..3] (16x8 fp32): d[0..1] = D[g][2t..2t+1], d[2..3] = D[g+8][2t..2t+1]
-// Synchronous: the warp issues it, and the next instruction that needs d (the next MMA
-// into the same accumulators, or the epilogue) waits for it; the tensor core is fed only
-// as fast as the warps issue ldmatrix + HMMA. SASS: HMMA.16816.F32.BF16.
-__device__ __forceinline__ void mma_m16n8k16_bf16(float (&d)[4], const uint32_t (&a)[4],
-                                                  const uint32_t (&b)[2]) {
-    asm(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
 // -------------------------------------------------------------------------------------
 // Kernel
 // -------------------------------------------------------------------------------------
@@ -225,7 +190,7 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
     const int warp_m0 = warp / WARPS_N * WARP_TILE_M;  // first row of this warp's tile
     const int warp_n0 = warp % WARPS_N * WARP_TILE_N;  // first column
 
-    // ldmatrix.x4 addressing (see the fragment layouts above mma_m16n8k16_bf16).
+    // ldmatrix.x4 addressing (see the fragment layouts above mma_m16n8k16_bf16, mma_sync.cuh).
     // A, one 16x16 MMA tile: matrix q = (rows 8*(q%2).., k 8*(q/2)..), in a[q] order.
     //   lane -> row lane % 16, chunk lane / 16 (of the two chunks of a 16-wide k-step).
     // B, two 8x16 MMA tiles (n x k): matrix q = (n 8*(q/2).., k 8*(q%2)..), so registers

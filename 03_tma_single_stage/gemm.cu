@@ -201,7 +201,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     const int warp_m0 = warp / WARPS_N * WARP_TILE_M;  // first row of this warp's tile
     const int warp_n0 = warp % WARPS_N * WARP_TILE_N;  // first column
 
-    // ldmatrix.x4 addressing (see the fragment layouts above mma_m16n8k16_bf16).
+    // ldmatrix.x4 addressing (see the fragment layouts above mma_m16n8k16_bf16, mma_sync.cuh).
     // A, one 16x16 MMA tile: matrix q = (rows 8*(q%2).., k 8*(q/2)..), in a[q] order.
     //   lane -> row lane % 16, chunk lane / 16 (of the two chunks of a 16-wide k-step).
     // B, two 8x16 MMA tiles (n x k): matrix q = (n 8*(q/2).., k 8*(q%2)..), so registers

@@ -39,6 +39,7 @@
 #include <cstdint>
 
 #include "mma_sync.cuh"  // swizzled_offset, ldmatrix_x4, mma_m16n8k16_bf16: taught in step 02
+#include "pipeline.cuh"  // written out beside this file: warp_arrive
 #include "spin_guard.cuh"
 #include "registry.h"  // the registration statement at the end of the file
 #include "step_api.h"
@@ -140,20 +141,8 @@ static_assert(STAGES >= 3, "one slot read, one landing, one being refilled");
 // -------------------------------------------------------------------------------------
 // Device helpers new to this step
 // -------------------------------------------------------------------------------------
-
-// The consumer side of the empty barrier: one arrival per warp, once all 32 lanes are
-// done with the slot. ldmatrix is a warp-wide instruction, so the warp, not the thread,
-// is the reader; __syncwarp() orders every lane's reads before lane 0's arrival, and the
-// arrival has release semantics, so the producer's acquiring wait on the completed phase
-// comes after all of them. Hence the empty barrier is initialised with WARPS arrivals.
-// (Every thread arriving, count THREADS, is also correct: 256 arrivals per slot instead
-// of 8, for nothing.)
-//   CCCL: cuda::ptx::mbarrier_arrive(barrier)
-//   PTX:  mbarrier.arrive.shared.b64 state, [barrier];   (.release.cta is the default)
-__device__ __forceinline__ void warp_arrive(uint64_t* barrier, int lane) {
-    __syncwarp();
-    if (lane == 0) cuda::ptx::mbarrier_arrive(barrier);
-}
+// Written out in pipeline.cuh beside this file, the lesson of this step (read it next):
+// warp_arrive, the consumer side of the empty barrier.
 
 // -------------------------------------------------------------------------------------
 // Kernel
@@ -179,7 +168,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     const int warp_m0 = warp / WARPS_N * WARP_TILE_M;  // first row of this warp's tile
     const int warp_n0 = warp % WARPS_N * WARP_TILE_N;  // first column
 
-    // ldmatrix.x4 addressing (see the fragment layouts above mma_m16n8k16_bf16).
+    // ldmatrix.x4 addressing (see the fragment layouts above mma_m16n8k16_bf16, mma_sync.cuh).
     // A, one 16x16 MMA tile: matrix q = (rows 8*(q%2).., k 8*(q/2)..), in a[q] order.
     //   lane -> row lane % 16, chunk lane / 16 (of the two chunks of a 16-wide k-step).
     // B, two 8x16 MMA tiles (n x k): matrix q = (n 8*(q/2).., k 8*(q%2)..), so registers

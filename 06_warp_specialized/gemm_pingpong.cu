@@ -37,7 +37,7 @@
 // Build and run (from the repository root):
 //   cmake -S . -B build -G Ninja && cmake --build build --target step-6 && ./build/step-6
 // =====================================================================================
-#include <cuda.h>  // CUtensorMap (a type only; the program does not link libcuda)
+#include <cuda.h>  // CUtensorMap (a type only: nothing from libcuda is linked)
 #include <cuda/ptx>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -53,6 +53,7 @@
 #include "tensor_map.h"
 #include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
 #include "tma.cuh"  // wait_barrier, tma_load_2d, arrive_expect_tx: taught in step 03
+#include "warp_specialization.cuh"  // written out beside this file: setmaxnreg, named barriers
 #include "wgmma.cuh"  // smem_descriptor, wgmma_*, fence_accumulators: taught in step 05
 
 // VARIANT BEGIN: this file is step 06 with the ping-pong schedule
@@ -75,11 +76,17 @@ namespace ladder::step06_pingpong {
 // -------------------------------------------------------------------------------------
 // Tile configuration
 // -------------------------------------------------------------------------------------
-// Registers decide the tile. A consumer warpgroup issues wgmma m64n256k16: its 64x256
-// fp32 accumulator is 64*256/128 = 128 registers per thread, plus ~40 for addresses,
-// loop state and the epilogue. Two consumers give a 128x256 CTA tile.
-//
-// The register file is 64K 32-bit registers per SM, and one CTA of 384 threads per SM:
+// The instruction: wgmma.mma_async m64nNk16. One warpgroup computes a 64 x N block of C,
+// N a multiple of 8 up to 256; K is 16 per instruction for bf16.
+constexpr int WGMMA_M = 64;
+constexpr int WGMMA_N = 256;
+constexpr int WGMMA_K = 16;
+constexpr int WARPGROUP_THREADS = 128;
+
+// Registers decide the tile, as in step 05: two consumer warpgroups, each owning 64 rows
+// x all 256 columns (128 fp32 accumulators per thread, plus ~40 for addresses, loop state
+// and the epilogue): BM = 128, BN = 256. New is the third warpgroup, the producer, and
+// the register file is 64K 32-bit registers per SM, for one CTA of 384 threads per SM:
 //   __launch_bounds__(384, 1) caps the kernel at 65536/384 = 170 -> 168 registers per
 //   thread (allocation granularity 8), which is what every warp gets at launch.
 //   setmaxnreg then re-balances: producer 40, consumers 232:
@@ -87,18 +94,27 @@ namespace ladder::step06_pingpong {
 //   40 is more than the producer's loop needs (a stage index, a phase, two tensor-map
 //   pointers, coordinates); 232 leaves the consumer ~100 registers above its accumulators
 //   so the compiler never spills them (ptxas -v reports 0 bytes spill for this kernel).
-// Shared memory decides the number of stages (below the sizes).
-constexpr int WGMMA_M = 64;  // one wgmma m64: the rows of C a consumer owns
-constexpr int WGMMA_K = 16;  // K of one wgmma (bf16)
-constexpr int WARPGROUP_THREADS = 128;
 constexpr int CONSUMER_WARPGROUPS = 2;
-constexpr int BM = CONSUMER_WARPGROUPS * WGMMA_M;  // 128 rows of C per CTA
-constexpr int BN = 256;                            // columns of C per CTA
-constexpr int BK = 64;                             // K extent of one stage
-constexpr int THREADS = (1 + CONSUMER_WARPGROUPS) * WARPGROUP_THREADS;  // 384
-constexpr int ACC_REGS = WGMMA_M * BN / WARPGROUP_THREADS;  // 128 fp32 accumulators per thread
+constexpr int BM = CONSUMER_WARPGROUPS * WGMMA_M;  // 128
+constexpr int BN = WGMMA_N;                        // 256
+constexpr int BK = 64;                             // one 128-byte swizzle row of bf16
+constexpr int THREADS = (1 + CONSUMER_WARPGROUPS) * WARPGROUP_THREADS;  // 384: + the producer
+constexpr int K_STEPS = BK / WGMMA_K;                                // 4 wgmmas per k-block
+constexpr int ACC_REGS = WGMMA_M * WGMMA_N / WARPGROUP_THREADS;      // 128 fp32 per thread
 constexpr int PRODUCER_REGISTERS = 40;
 constexpr int CONSUMER_REGISTERS = 232;
+static_assert(PRODUCER_REGISTERS % 8 == 0 && CONSUMER_REGISTERS % 8 == 0,
+              "setmaxnreg counts are multiples of 8");
+static_assert(PRODUCER_REGISTERS >= 24 && CONSUMER_REGISTERS <= 256, "setmaxnreg range is 24..256");
+// setmaxnreg only moves registers within what the CTA was launched with (65536 / THREADS,
+// rounded down to a multiple of 8, per thread): a consumer's setmaxnreg.inc waits until
+// the producer's .dec has handed enough back, and would wait forever if it asked for more.
+static_assert(WARPGROUP_THREADS * PRODUCER_REGISTERS +
+                      CONSUMER_WARPGROUPS * WARPGROUP_THREADS * CONSUMER_REGISTERS <=
+                  65536 / THREADS / 8 * 8 * THREADS,
+              "the re-balanced registers must fit the CTA's launch allocation (168 x 384)");
+static_assert(CONSUMER_REGISTERS >= ACC_REGS + 64, "room above the accumulators");
+
 constexpr int ROW_BYTES = BK * static_cast<int>(sizeof(__nv_bfloat16));  // 128
 constexpr size_t SMEM_OPTIN_BYTES = 232448;  // 227 KB: H100's MaxSharedMemoryPerBlockOptin
 constexpr size_t SMEM_SLACK_BYTES = 1024 + 256;  // base alignment + barriers
@@ -114,44 +130,37 @@ constexpr size_t SMEM_SLACK_BYTES = 1024 + 256;  // base alignment + barriers
 // Plus 16 bytes of mbarriers per stage and up to 1 KB to align the base to 1024 bytes.
 constexpr int A_ROWS = WGMMA_M;
 constexpr uint32_t EMPTY_ARRIVALS = 1;
-constexpr uint32_t STAGE_TX_BYTES = (A_ROWS + BN) * BK * sizeof(__nv_bfloat16);
-constexpr int STAGES = static_cast<int>((SMEM_OPTIN_BYTES - SMEM_SLACK_BYTES) / STAGE_TX_BYTES);
+constexpr uint32_t STAGE_BYTES = (A_ROWS + BN) * BK * sizeof(__nv_bfloat16);
+constexpr int STAGES = static_cast<int>((SMEM_OPTIN_BYTES - SMEM_SLACK_BYTES) / STAGE_BYTES);
 static_assert(STAGES == 5, "the derivation above");
 // VARIANT END
 
-static_assert(THREADS == 384, "one producer and two consumer warpgroups");
-static_assert(WGMMA_M == 64, "each consumer issues wgmma with M = 64");
-static_assert(BN % 8 == 0 && BN >= 8 && BN <= 256, "wgmma N is a multiple of 8 up to 256");
 static_assert(ROW_BYTES == 128,
               "a k-block row must be exactly one 128-byte swizzle span");
-static_assert(BK % WGMMA_K == 0, "whole wgmma k16 steps per stage");
+static_assert(BK % WGMMA_K == 0, "a k-block is whole wgmma k-steps");
 static_assert(BM <= 256 && BN <= 256, "a TMA box has at most 256 rows");
-static_assert(PRODUCER_REGISTERS % 8 == 0 && CONSUMER_REGISTERS % 8 == 0,
-              "setmaxnreg counts are multiples of 8");
-static_assert(PRODUCER_REGISTERS >= 24 && CONSUMER_REGISTERS <= 256, "setmaxnreg range is 24..256");
-// setmaxnreg only moves registers within what the CTA was launched with (65536 / THREADS,
-// rounded down to a multiple of 8, per thread): a consumer's setmaxnreg.inc waits until
-// the producer's .dec has handed enough back, and would wait forever if it asked for more.
-static_assert(WARPGROUP_THREADS * PRODUCER_REGISTERS +
-                      CONSUMER_WARPGROUPS * WARPGROUP_THREADS * CONSUMER_REGISTERS <=
-                  65536 / THREADS / 8 * 8 * THREADS,
-              "the re-balanced registers must fit the CTA's launch allocation (168 x 384)");
-static_assert(CONSUMER_REGISTERS >= ACC_REGS + 64, "room above the accumulators");
-static_assert(STAGES >= 2, "a consumer holds one stage while it waits for the next: at least two");
-static_assert(STAGE_TX_BYTES < (1u << 20), "an mbarrier transaction count is below 2^20");
+static_assert((A_ROWS * BK * sizeof(__nv_bfloat16)) % 1024 == 0 &&
+                  (BN * BK * sizeof(__nv_bfloat16)) % 1024 == 0,
+              "every tile starts on a 1024-byte boundary, where the swizzle pattern starts");
+static_assert(STAGE_BYTES < (1u << 20), "an mbarrier transaction count must stay below 2^20");
+static_assert(ACC_REGS == 128, "the register budget above assumes 128 accumulators");
 
+// The shared memory of one CTA. 128B-swizzled TMA destinations must be 1024-byte
+// aligned: the XOR takes address bits 7-9 (the row within a group of 8 rows of 128 bytes)
+// into bits 4-6, so a tile must start where that group starts. wgmma applies the same
+// XOR to the addresses it reads, so the same alignment lets its descriptors say
+// "base offset 0".
 struct SharedStorage {
-    // Every tile is a multiple of 1024 bytes, so with the struct 1024-aligned every tile
-    // is too (the 128B swizzle pattern, and wgmma's reading of it, are anchored there).
     alignas(1024) __nv_bfloat16 a[STAGES][A_ROWS * BK];
     alignas(1024) __nv_bfloat16 b[STAGES][BN * BK];
-    uint64_t full_barrier[STAGES];   // producer -> consumers: "the boxes it counts have landed"
+    uint64_t full_barrier[STAGES];  // phase completes when both boxes of the stage have landed
     uint64_t empty_barrier[STAGES];  // consumers -> producer: "wgmma is done reading"
 };
-static_assert((A_ROWS * BK * sizeof(__nv_bfloat16)) % 1024 == 0, "A tiles stay 1024-aligned");
-static_assert((BN * BK * sizeof(__nv_bfloat16)) % 1024 == 0, "B tiles stay 1024-aligned");
-constexpr size_t SMEM_BYTES = sizeof(SharedStorage) + 1024;
+// The dynamic shared memory base is only guaranteed 16-byte aligned: allocate 1 KB more
+// and round the base up. Over the 48 KB default, so the host opts in.
+constexpr int SMEM_BYTES = static_cast<int>(sizeof(SharedStorage)) + 1024;
 static_assert(SMEM_BYTES <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
+static_assert(STAGES >= 2, "a consumer holds one stage while it waits for the next: at least two");
 
 // -------------------------------------------------------------------------------------
 // Device helpers carried over from steps 03 and 05
@@ -163,58 +172,17 @@ static_assert(SMEM_BYTES <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
 // -------------------------------------------------------------------------------------
 // Device helpers new to this step
 // -------------------------------------------------------------------------------------
-// Writes one accumulator pair (row, col), (row, col+1) of C as bf16, skipping what lies
-// outside the matrix. Coordinates are relative to the consumer's 64x256 piece, whose first
-// element is `c_tile`; rows_left/cols_left count what remains of C from there.
-__device__ __forceinline__ void store_pair(__nv_bfloat16* c_tile, int ldc, int rows_left,
-                                           int cols_left, int row, int col, float v0, float v1) {
-    if (row >= rows_left || col >= cols_left) return;
-    __nv_bfloat16* p = c_tile + static_cast<size_t>(row) * ldc + col;
-    if (col + 1 < cols_left && (reinterpret_cast<uintptr_t>(p) & 3) == 0) {
-        *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(v0, v1);
-    } else {
-        p[0] = __float2bfloat16(v0);
-        if (col + 1 < cols_left) p[1] = __float2bfloat16(v1);
-    }
-}
+// Written out in warp_specialization.cuh beside this file, the lesson of this step (read it
+// next): store_pair, setmaxnreg_dec/inc, release_stage, named_barrier_sync and advance.
 
-// PTX ISA "setmaxnreg": change how many registers each thread of this warpgroup owns.
-// All 128 threads execute it (.sync.aligned). dec returns registers to the SM's
-// pool; inc blocks until the pool can supply the new count. The kernel must start with a
-// known per-thread count (__launch_bounds__(THREADS, 1) fixes it at 168), and the counts
-// must be multiples of 8 in 24..256. SASS: USETMAXREG.
-template <int REGS>
-__device__ __forceinline__ void setmaxnreg_dec() {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
-}
-template <int REGS>
-__device__ __forceinline__ void setmaxnreg_inc() {
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
-}
-
-// A consumer hands a stage back to the producer: one arrival on its empty barrier.
-// CCCL: cuda::ptx::mbarrier_arrive(bar)
-// PTX:  mbarrier.arrive.shared.b64 state, [bar];   (PTX ISA "mbarrier.arrive")
-// One elected thread per consumer warpgroup arrives, after wgmma.wait_group has reported
-// that the warpgroup's wgmma reading the stage are complete; the barrier expects
-// EMPTY_ARRIVALS such arrivals per phase.
-__device__ __forceinline__ void release_stage(uint64_t* empty_barrier) {
-    cuda::ptx::mbarrier_arrive(empty_barrier);
-}
-
-// PTX ISA "bar.sync" (barrier.cta): named hardware barriers 1..15 (0 is __syncthreads)
-// that complete when `count` threads have arrived; bar.sync counts this thread and waits.
-// SASS: BAR.SYNC. The staged epilogue uses one to know that both consumers are done with
-// the ring. (Id 1 is the order barrier of the ping-pong schedule, gemm_pingpong.cu.)
+// The staged epilogue's named barrier: both consumers are done with the ring. (Id 1 is the
+// order barrier of the ping-pong schedule, gemm_pingpong.cu.)
 constexpr int STAGING_BARRIER_ID = 2;
 constexpr int STAGING_BARRIER_THREADS = 2 * WARPGROUP_THREADS;
 constexpr int STAGING_ROW_BYTES = BN * sizeof(__nv_bfloat16);  // one row of a consumer's piece
 static_assert(WGMMA_M * STAGING_ROW_BYTES <= BN * BK * sizeof(__nv_bfloat16),
               "a consumer's 64x256 bf16 piece fits in one stage's B tile");
 static_assert(STAGES >= CONSUMER_WARPGROUPS, "one B tile per consumer to stage its piece in");
-__device__ __forceinline__ void named_barrier_sync(int id, int count) {
-    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
-}
 // VARIANT BEGIN: the order barrier of the two consumers
 // PTX ISA "bar.arrive": counts this thread on a named barrier and moves on (SASS: BAR.ARV).
 // The ping-pong schedule uses barrier 1 to order its two consumers: consumer 1 may start
@@ -227,23 +195,12 @@ __device__ __forceinline__ void named_barrier_arrive(int id, int count) {
 }
 // VARIANT END
 
-// Advances a position in the stage ring. The phase bit flips each time the ring wraps:
-// a barrier's n-th completion (n = 0, 1, ...) has parity n % 2, and fill number f of the
-// ring lands in stage f % STAGES as that stage's (f / STAGES)-th completion.
-template <int RING>
-__device__ __forceinline__ void advance(int& stage, uint32_t& phase) {
-    if (++stage == RING) {
-        stage = 0;
-        phase ^= 1u;
-    }
-}
-
 // -------------------------------------------------------------------------------------
 // Kernel
 // -------------------------------------------------------------------------------------
 // Warpgroup 0 produces, warpgroups 1 and 2 consume. The ring protocol, per stage:
 //   full_barrier  count 1: the producer's arrive.expect_tx, plus the TMA transaction
-//                 bytes of the boxes that signal it (all STAGE_TX_BYTES of a fill when both
+//                 bytes of the boxes that signal it (all STAGE_BYTES of a fill when both
 //                 boxes signal this one barrier). It completes once per fill, so consumers
 //                 wait on it with the parity of the current lap.
 //   empty_barrier count EMPTY_ARRIVALS: one per consumer warpgroup that reads the stage.
@@ -274,16 +231,18 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 
     if (threadIdx.x == 0) {
         for (int stage = 0; stage < STAGES; ++stage) {
-            // CCCL: cuda::ptx::mbarrier_init(bar, count)
-            // PTX:  mbarrier.init.shared.b64 [bar], count;   (PTX ISA "mbarrier.init")
+            // One expected arrival per phase: the producer's arrive.expect_tx. The bytes
+            // of the two boxes are the rest of what completes the phase.
+            //   CCCL: cuda::ptx::mbarrier_init(bar, count)
+            //   PTX:  mbarrier.init.shared.b64 [bar], count;
             cuda::ptx::mbarrier_init(&s.full_barrier[stage], 1);
             cuda::ptx::mbarrier_init(&s.empty_barrier[stage], uint32_t{EMPTY_ARRIVALS});
         }
-        // Make the initialised barriers visible to the async proxy (the TMA unit) before
-        // any copy may signal them.  PTX: fence.mbarrier_init.release.cluster;
+        // The copy engine (the "async proxy") must see the initialised barriers before it
+        // signals one.  PTX: fence.mbarrier_init.release.cluster;
         cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
     }
-    __syncthreads();
+    __syncthreads();  // and no thread may wait on a barrier before it is initialised
 
     if (warpgroup == 0) {
         // ---- producer: one thread keeps the ring full ---------------------------------
@@ -300,7 +259,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                     LADDER_TIMELINE_PRODUCER(LoadIssue, half * k_blocks + kb);
                     // The FULL box bytes, even where the box hangs over the matrix edge:
                     // TMA writes those elements too (as zeros) and counts them.
-                    arrive_expect_tx(&s.full_barrier[stage], STAGE_TX_BYTES);
+                    arrive_expect_tx(&s.full_barrier[stage], STAGE_BYTES);
                     tma_load_2d(s.a[stage], &a_map, kb * BK, a_row, &s.full_barrier[stage]);
                     tma_load_2d(s.b[stage], &b_map, kb * BK, n0, &s.full_barrier[stage]);
                     advance<STAGES>(stage, phase);
@@ -347,9 +306,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             const uint32_t b_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.b[stage]));
             wgmma_fence();
 #pragma unroll
-            for (int k = 0; k < BK / WGMMA_K; ++k) {
-                const uint32_t k_bytes = k * WGMMA_K * sizeof(__nv_bfloat16);  // +32 per step
-                const uint32_t accumulate = (kb > 0 || k > 0) ? 1u : 0u;
+            for (int ks = 0; ks < K_STEPS; ++ks) {
+                const uint32_t k_bytes = ks * WGMMA_K * sizeof(__nv_bfloat16);
+                const uint32_t accumulate = (kb > 0 || ks > 0) ? 1u : 0u;
                 wgmma_m64n256k16(acc, smem_descriptor(a_tile + k_bytes),
                                  smem_descriptor(b_tile + k_bytes), accumulate);
             }
@@ -460,6 +419,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 // -------------------------------------------------------------------------------------
 // Host launch
 // -------------------------------------------------------------------------------------
+// The tensor maps are step 05's, except that the A box is as tall as a stage's A tile
+// (A_ROWS rows): A is M x K with a {64, A_ROWS} box, B is N x K with a {64, 256} box,
+// both CU_TENSOR_MAP_SWIZZLE_128B. Out-of-bounds box elements arrive as zeros.
 cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
                  int K, cudaStream_t stream) {
     constexpr const char* kStep = "06_warp_specialized";
@@ -467,11 +429,15 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
         err != cudaSuccess)
         return err;
 
-    // The A box is as tall as a stage's A tile (A_ROWS rows); the B box is the CTA's 256
-    // columns of N. Both are BK = 64 columns (128 bytes) of K wide.
-    CUtensorMap a_map{}, b_map{};
-    if (cudaError_t err = make_tensor_map_2d(&a_map, A, M, K, A_ROWS, BK,
-                                             CU_TENSOR_MAP_SWIZZLE_128B, kStep);
+    const long long tiles = static_cast<long long>(layout::ceil_div(M, BM)) * layout::ceil_div(N, BN);
+    if (tiles > INT_MAX)
+        return fail(cudaErrorInvalidValue,
+                    "%s: M=%d N=%d needs %lld tiles, more than a grid holds", kStep, M, N, tiles);
+
+    CUtensorMap a_map;
+    CUtensorMap b_map;
+    if (cudaError_t err =
+            make_tensor_map_2d(&a_map, A, M, K, A_ROWS, BK, CU_TENSOR_MAP_SWIZZLE_128B, kStep);
         err != cudaSuccess)
         return err;
     if (cudaError_t err =
@@ -479,19 +445,13 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
         err != cudaSuccess)
         return err;
 
-    const long long tiles_m = layout::ceil_div(M, BM);
-    const long long tiles_n = layout::ceil_div(N, BN);
-    if (tiles_m * tiles_n > INT_MAX)
-        return fail(cudaErrorInvalidValue, "%s: %lld x %lld tiles exceed the 2^31-1 grid", kStep,
-                    tiles_m, tiles_n);
-
     // More than 48 KB of dynamic shared memory must be asked for (common/library/step_api.h).
-    if (cudaError_t err =
-            allow_dynamic_smem(kStep, gemm_kernel, static_cast<int>(SMEM_BYTES));
+    if (cudaError_t err = allow_dynamic_smem(kStep, gemm_kernel, SMEM_BYTES);
         err != cudaSuccess)
         return err;
-    gemm_kernel<<<static_cast<unsigned>(tiles_m * tiles_n), THREADS, SMEM_BYTES, stream>>>(
-        a_map, b_map, C, M, N, K);
+
+    gemm_kernel<<<static_cast<unsigned>(tiles), THREADS, SMEM_BYTES, stream>>>(a_map, b_map, C, M,
+                                                                             N, K);
     return check_launch(kStep);
 }
 

@@ -18,7 +18,7 @@ CALLERS = [
     "06_warp_specialized/gemm.cu",
     "06_warp_specialized/gemm_pingpong.cu",
     "07_clusters_multicast/gemm.cu",
-    "common/kernel/mma_sync.cuh",
+    "02_cp_async_mma_sync/mma_sync.cuh",
 ]
 WRITTEN_OUT = {
     "the XOR swizzle (chunk ^ (row % 8))": re.compile(r"\^\s*\(\s*row\s*%\s*8\s*\)"),

@@ -15,7 +15,7 @@ constexpr long B_BOX_BYTES = 256 * 64 * 2;  // BN x BK bf16: 32 KB (every step)
 static_assert(A_BOX_BYTES + B_BOX_BYTES == STEP_STAGE_BYTES, "a stage is one A and one B box");
 
 // The ring's position: slot `stage`, `phase` the parity of the slot's current use.
-// (common/kernel/warp_specialization.cuh: advance(); steps 03 and 04 spell it out.)
+// (06_warp_specialized/warp_specialization.cuh: advance(); steps 03 and 04 spell it out.)
 void advance(int& stage, uint32_t& phase, int stages, const Faults& f) {
     if (++stage == stages) {
         stage = 0;

@@ -1,8 +1,8 @@
-// mma_sync.cuh: the Ampere tensor-core helpers, for the steps that still compute with
-// ldmatrix + mma.sync after they were taught.
-//
-// Taught in step 02 (02_cp_async_mma_sync/gemm.cu): the swizzle, ldmatrix and the
-// m16n8k16 fragment layout are explained there in full. Used by steps 03 and 04.
+// mma_sync.cuh: step 02's lesson on the Ampere tensor cores, written out beside its gemm.cu:
+// the swizzled shared-memory layout, ldmatrix and mma.sync m16n8k16 with its fragment
+// layout. Read it after the cp.async helpers of 02_cp_async_mma_sync/gemm.cu. Steps 03 and
+// 04, which still compute with ldmatrix + mma.sync, include it from here (their include
+// path has the folders of the steps before them).
 #pragma once
 
 #include <cstdint>
@@ -11,17 +11,21 @@
 
 namespace ladder {
 
-// Byte offset of 16-byte chunk `chunk` (0..7) of row `row` inside a k-block whose rows are
-// 128 bytes (BK = 64 bf16). XOR-ing the chunk index with row % 8 puts chunk c of 8
-// consecutive rows on 8 different 16-byte bank groups, so ldmatrix is conflict-free. It is
-// the layout CU_TENSOR_MAP_SWIZZLE_128B makes the TMA write on a 1024-byte aligned tile.
-// One definition for every step: common/kernel/layout.h.
+// Byte offset of 16-byte chunk `chunk` (0..7) of row `row` inside one k-block of A or B.
+// Rows are 128 bytes, i.e. exactly one pass over the 32 banks (4 bytes each). Unswizzled,
+// chunk c of every row would sit on the same 4 banks, and ldmatrix (which reads chunk c
+// of 8 consecutive rows at once) would serialize 8 ways. XOR-ing the chunk index with
+// row % 8 sends chunk c of rows r..r+7 to 8 different 16-byte bank groups: conflict-free.
+// It is a permutation of the chunks inside each row, so copies stay conflict-free too.
+// The function lives in common/kernel/layout.h, where ladder-layout draws it
+// (results/layouts/swizzle.png, ldmatrix_conflicts.png).
 using layout::swizzled_offset;
 
 // PTX ISA "ldmatrix": a warp loads four 8x8 bf16 matrices from shared memory.
 //   ldmatrix.sync.aligned.m8n8.x4.shared.b16 {r0, r1, r2, r3}, [addr];
-// Lanes 8q..8q+7 give the row addresses of matrix q; every lane receives register q in
-// the layout mma.sync wants. SASS: LDSM.16.M88.4.
+// Lanes 8q..8q+7 give the addresses of the 8 rows (16 bytes each) of matrix q; every
+// lane then receives register q = row lane/4, elements 2*(lane%4) and 2*(lane%4)+1 of
+// matrix q, which is exactly the register layout mma.sync wants. SASS: LDSM.16.M88.4.
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t smem_addr) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
@@ -35,7 +39,9 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t smem_addr
 //   b[0..1] (16x8, "col" = stored n-major, k contiguous): b[0] = B[k=2t..2t+1][n=g],
 //                                                         b[1] = B[k=2t+8..+9][n=g]
 //   d[0..3] (16x8 fp32): d[0..1] = D[g][2t..2t+1], d[2..3] = D[g+8][2t..2t+1]
-// The warp stalls on the result before it can use d: synchronous. SASS: HMMA.16816.F32.BF16.
+// Synchronous: the warp issues it, and the next instruction that needs d (the next MMA
+// into the same accumulators, or the epilogue) waits for it; the tensor core is fed only
+// as fast as the warps issue ldmatrix + HMMA. SASS: HMMA.16816.F32.BF16.
 __device__ __forceinline__ void mma_m16n8k16_bf16(float (&d)[4], const uint32_t (&a)[4],
                                                   const uint32_t (&b)[2]) {
     asm(
