@@ -353,7 +353,8 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         {8192, 192, 4096, 128, 192, false, 128},   // 128x192 fits N = 192 exactly
         {4096, 4096, 4096, 128, 256, false, 0},    // 4 waves; sharing the last one does not pay
         {64, 4096, 4096, 64, 64, false, 128},      // M <= 64: 64 tiles, each shared by 2 CTAs
-        {4096, 64, 4096, 64, 64, true, 128},       // C^T: 64 x 4096, as the row above
+        {4096, 64, 4096, 64, 64, false, 128},      // 64x64 covers N = 64: no C^T, C stored by TMA
+        {8192, 64, 4096, 64, 64, true, 0},         // as given it would get 128x128: C^T
         {16, 8192, 8192, 64, 64, false, 0},        // 128 tiles of 64x64: one wave
         {32, 16384, 4096, 64, 128, false, 0},      // 256 of 64x64 would make 2 waves: 128 of 64x128
         {8192, 128, 8192, 64, 128, true, 0},       // C^T: 128 x 8192, 128 tiles of 64x128
