@@ -824,14 +824,17 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     const int resident_ctas = resident.ctas;
     const int resident_clusters = resident.clusters;
 
-    // Clusters only when there are more tiles than SMs. A cluster launch places the CTAs
-    // of a cluster together in one GPC; measured, a grid smaller than the GPU then runs
-    // slower than with a plain launch (by 4% with multicast, 25% at cluster size 1:
-    // README.md, "Cluster launch or not"), most likely because it is packed onto fewer
-    // SMs' shared resources instead of spread out. With fewer tiles than SMs the L2
-    // traffic multicast saves was never the limit. Such problems, and cluster size 1, run
-    // gemm_kernel<1, T> with a plain <<<>>> launch.
-    const bool clustered = CLUSTER > 1 && cta_tiles > resident_ctas;
+    // Clusters when there are more tiles than SMs (tile_choice::launches_clusters). A
+    // cluster launch places the CTAs of a cluster together in one GPC; measured, a grid
+    // smaller than the GPU then runs slower than with a plain launch (by 4% with multicast,
+    // 25% at cluster size 1: README.md, "Cluster launch or not"), most likely because it is
+    // packed onto fewer SMs' shared resources instead of spread out. With fewer tiles than
+    // SMs the L2 traffic multicast saves is not the limit, except where K % 64 != 0: then
+    // every row of a box straddles two L2 lines, and halving B's pays (1000x1992x2056 in
+    // 21.9 us instead of 25.5). Other problems, and cluster size 1, run gemm_kernel<1, T>
+    // with a plain <<<>>> launch.
+    const bool clustered =
+        CLUSTER > 1 && tile_choice::launches_clusters(cta_tiles, resident_ctas, plain_grid.x, K);
 
     // A box: the CTA's BM rows. B box: this CTA's slice, BN/CLUSTER of the BN rows, or all
     // BN without clusters. C box: 64x64, stored from 128B-swizzled shared memory.

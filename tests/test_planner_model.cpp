@@ -136,6 +136,18 @@ TEST(PlannerModel, Step07LaunchesAsItsKernelDecides) {
     EXPECT_EQ(step_plan(7, "bm128", Problem{1000, 1992, 2056}).candidate.stream_k, 0);
 }
 
+TEST(TileChoice, ClustersAboveOneWaveOrWhereRowsAreNotAligned) {
+    using ladder::tile_choice::launches_clusters;
+    EXPECT_TRUE(launches_clusters(256, 132, 16, 4096));    // 4096^3 in 128x256: 2 waves
+    EXPECT_FALSE(launches_clusters(128, 132, 8, 2048));    // 1000x1992x2048: one wave, aligned
+    EXPECT_TRUE(launches_clusters(128, 132, 8, 2056));     // 1000x1992x2056: rows 4112 bytes apart
+    EXPECT_FALSE(launches_clusters(64, 132, 1, 4104));     // one row of tiles: no pair to share B
+    EXPECT_FALSE(launches_clusters(64, 132, 8, 520));      // 512x512x520: 9 k-blocks, too short
+    // The planner predicts the launch the kernel makes.
+    EXPECT_EQ(step_plan(7, "", Problem{1000, 1992, 2056}).candidate.cluster, 2);
+    EXPECT_EQ(step_plan(7, "", Problem{1000, 1992, 2048}).candidate.cluster, 1);
+}
+
 TEST(StreamK, AProblemOneTileHighSharesByTwoHoldersAtMost) {
     // 32 tiles of 64 k-blocks on 132 CTAs: the k-block count alone picks 128 (4 holders a
     // tile, 16 + 12 + 3 x 4 = 40 k-blocks); one tile high, B's DRAM reads bound the wave and

@@ -39,14 +39,32 @@ struct Estimate {
     long long slots;       // units that run at once: resident clusters, or CTAs
 };
 
+// Whether step 07 launches clusters (multicasting B) for a problem of `cta_tiles` tiles,
+// `tiles_m` of them down each column, on `slots` SMs, with K columns of A and B:
+//   * above one wave of CTA tiles, where multicast cuts the persistent grid's L2 reads;
+//   * below it only where K % 64 != 0: rows of A and B are then not 128-byte aligned, every
+//     box row straddles two L2 lines, and multicast halves what B costs. Measured on the
+//     H200 (07_clusters_multicast/README.md, section 4): 1000x1992x2056 21.9 us instead of
+//     25.5, 2048x2048x2056 29.3 instead of 35.1, 160x8192x4104 34.0 instead of 43.6. It
+//     takes two rows of tiles, and at least kOddKClusterKBlocks k-blocks: a short K does not
+//     pay for the cluster launch (512x512x520, 9 k-blocks: 8.2 us instead of 7.7).
+// Elsewhere below one wave the cluster launch is slower than a plain one (1536^3: 18.8 us
+// instead of 18.3; 256x8192x4096: 29.3 instead of 28.9).
+constexpr long long kOddKClusterKBlocks = 16;
+inline bool launches_clusters(long long cta_tiles, long long slots, long long tiles_m, long long k) {
+    if (cta_tiles > slots) return true;
+    return k % 64 != 0 && tiles_m >= 2 && (k + 63) / 64 >= kOddKClusterKBlocks;
+}
+
 // The schedule of a tile on a GPU of `sms` SMs with clusters of `cluster` CTAs, as step 07
-// launches it (clusters only above one wave of CTA tiles).
+// launches it (clusters where launches_clusters says so).
 inline Estimate estimate(long long m, long long n, long long k, int sms, int cluster, Shape tile,
                          bool share_last_wave = true) {
     const long long tiles_m = (m + tile.rows - 1) / tile.rows;
     const long long tiles_n = (n + tile.columns - 1) / tile.columns;
     const long long tiles = tiles_m * tiles_n;
-    const long long unit = cluster > 1 && tiles > sms ? cluster : 1;  // CTAs per schedule unit
+    const long long unit =  // CTAs per schedule unit
+        cluster > 1 && launches_clusters(tiles, sms, tiles_m, k) ? cluster : 1;
     const long long units = ((tiles_m + unit - 1) / unit) * tiles_n;
     const long long slots = sms / unit;  // resident clusters
     const long long leftover = units % slots;

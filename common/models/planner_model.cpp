@@ -83,8 +83,9 @@ bool step_candidate(int number, const std::string& variant, Candidate* out) {
     return true;
 }
 
-// Step 07 chooses its launch per shape (make_schedule and launch in its gemm.cu): a grid of
-// no more tiles than SMs is launched without clusters, and the L tiles of the last, partial
+// Step 07 chooses its launch per shape (make_schedule in its schedule.cuh, launch in its
+// gemm.cu): clusters where tile_choice::launches_clusters says so (more tiles than SMs, or
+// rows of A and B not 128-byte aligned), and the L tiles of the last, partial
 // wave have their k-blocks laid end to end and shared by S clusters (stream-K) where
 // stream_k::sharing_clusters (common/kernel/stream_k.h, the kernel's own rule) says so; never in
 // the dataparallel variant.
@@ -108,7 +109,8 @@ Candidate step07_launch(const Machine& machine, const std::string& variant, Prob
     c.threads = (c.consumer_warpgroups + 1) * 128;
     c.stages = tile_choice::stages(tile);
     const long long cta_tiles = ceil_div(problem.m, c.bm) * ceil_div(problem.n, c.bn);
-    if (cta_tiles <= machine.sm_count) c.cluster = 1;
+    if (!tile_choice::launches_clusters(cta_tiles, machine.sm_count, ceil_div(problem.m, c.bm), problem.k))
+        c.cluster = 1;
     if (variant == "dataparallel" || machine.sm_count < c.cluster) return c;
     const long long tiles = ceil_div(ceil_div(problem.m, c.bm), c.cluster) * ceil_div(problem.n, c.bn);
     const long long resident = resident_clusters(machine, c.cluster);
