@@ -26,7 +26,7 @@
 // And one schedule that is not Hopper's but the persistent grid's: when the last wave of
 // tiles would leave many SMs idle, stream-K shares those tiles' k-blocks out among the
 // clusters in equal runs, and the cluster that holds a tile's first k-block adds the
-// others' partial sums (Schedule, make_schedule; README.md section 5).
+// others' partial sums (schedule.cuh beside this file; README.md section 5).
 // gemm_dataparallel never shares.
 //
 // Why it is faster: the persistent grid removes the launch and prologue of every tile
@@ -94,8 +94,8 @@ namespace ladder::step07_cg {
 // Registers decide the tile, exactly as in step 06: a consumer warpgroup issues wgmma
 // m64n256k16 into 64*256/128 = 128 fp32 accumulators per thread, so each consumer owns 64
 // rows of a 256-column tile. What this step adds is the choice of the tile per problem,
-// Tile<CONSUMERS, COLUMNS>: 1 or 2 consumers (64 or 128 rows) by 256, 192 or 128 columns
-// (wgmma m64n192k16 or m64n128k16: 96 or 64 accumulators per thread).
+// Tile<CONSUMERS, COLUMNS>: 1 or 2 consumers (64 or 128 rows) by 256, 192, 128 or 64
+// columns (wgmma m64n192k16, m64n128k16 or m64n64k16: 96, 64 or 32 accumulators per thread).
 //   * 128x256 (step 06's tile) is the ladder's shape for large problems.
 //   * The smaller tiles make more tiles: they fill the GPU when the problem has few, or
 //     fill its waves better, at the price of more bytes from L2 per FLOP (128x128: 32 KB a
@@ -173,7 +173,8 @@ struct Tile {
     static constexpr size_t SMEM_BYTES = sizeof(SharedStorage) + 1024;
 
     static_assert(CONSUMERS >= 1 && CONSUMERS <= MAX_CONSUMERS, "64 or 128 rows");
-    static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "wgmma m64n{64,128,192,256}k16 (wgmma.cuh)");
+    static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256,
+                  "wgmma m64n{64,128,192,256}k16 (wgmma.cuh)");
     static_assert(BN % EPI_COLUMNS == 0 && EPI_COLUMNS % C_BOX == 0, "whole store boxes per round");
     static_assert(BM <= 256, "a TMA box has at most 256 rows");
     static_assert(STAGES >= 2, "a consumer holds one stage while it waits for the next");
@@ -636,7 +637,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 for (int q = 0; q < ACC_REGS / 4; ++q)
                     slot[q * WARPGROUP_THREADS + thread_in_wg] =
                         make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
-                publish_partial<WARPGROUP_THREADS>(&flags[cta * CONSUMER_WARPGROUPS + consumer], barrier_id, thread_in_wg);
+                publish_partial<WARPGROUP_THREADS>(&flags[cta * CONSUMER_WARPGROUPS + consumer],
+                                                   barrier_id, thread_in_wg);
                 continue;
             }
             if (unit.kb_end < sched.k_blocks) {
@@ -650,7 +652,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 const int holders = partial_holders(sched, cluster_id, unit.tile);
                 for (int h = 1; h <= holders; ++h) {
                     const int peer = (cluster_id + h) * CLUSTER + static_cast<int>(rank);
-                    await_partial<WARPGROUP_THREADS>(&flags[peer * CONSUMER_WARPGROUPS + consumer], barrier_id, thread_in_wg);
+                    await_partial<WARPGROUP_THREADS>(&flags[peer * CONSUMER_WARPGROUPS + consumer],
+                                                     barrier_id, thread_in_wg);
                     const float4* slot = partial_slot<T>(partials, peer, consumer);
 #pragma unroll
                     for (int q0 = 0; q0 < ACC_REGS / 4; q0 += IN_FLIGHT) {

@@ -118,11 +118,16 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
         const bool one_wave = e.tiles <= sms;
         if (!one_wave) e = estimate(m, n, k, sms, cluster, {64, 128}, share_last_wave);
         if (m <= 64)
-            e.reason = one_wave ? "M <= 64 (half of a 128-row tile would be padding), and 64x64 tiles make one wave"
-                                : "M <= 64 (half of a 128-row tile would be padding); 64x64 tiles would make more waves";
+            e.reason = one_wave
+                           ? "M <= 64 (half of a 128-row tile would be padding), and 64x64 tiles make one wave"
+                           : "M <= 64 (half of a 128-row tile would be padding); 64x64 tiles would make "
+                             "more waves";
         else
-            e.reason = one_wave ? "128x256 tiles would fill at most a quarter of the SMs, and 64x64 tiles make one wave"
-                                : "128x256 tiles would fill at most a quarter of the SMs; 64x64 tiles would make more waves";
+            e.reason = one_wave
+                           ? "128x256 tiles would fill at most a quarter of the SMs, and 64x64 tiles make "
+                             "one wave"
+                           : "128x256 tiles would fill at most a quarter of the SMs; 64x64 tiles would make "
+                             "more waves";
         return e;
     }
     const Estimate half = estimate(m, n, k, sms, cluster, {128, 128}, share_last_wave);
@@ -131,7 +136,8 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
         // 128x192 covers N with clearly less padding, and still in one wave (8192x192x4096:
         // 128x192 fits N exactly).
         const Estimate wide = estimate(m, n, k, sms, cluster, {128, 192}, share_last_wave);
-        if (wide.waves == 1 && useful_columns(n, wide.shape) >= useful_columns(n, half.shape) + kPaddingGain) {
+        if (wide.waves == 1 &&
+            useful_columns(n, wide.shape) >= useful_columns(n, half.shape) + kPaddingGain) {
             Estimate e = wide;
             e.reason = "one wave either way, and 128x192 pads N least";
             return e;
