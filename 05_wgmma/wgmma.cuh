@@ -221,7 +221,6 @@ __device__ __forceinline__ void wgmma_m64n192k16(float (&acc)[WGMMA_M64N192_ACC_
         : "memory");
 }
 
-
 // N = 64: a 64 x 64 piece of D in 32 registers of each thread, for step 07's 64x64 tile
 // (problems of at most 64 rows, whose few columns of tiles must still fill the GPU).
 // SASS: HGMMA.64x64x16.F32.BF16.
@@ -244,4 +243,58 @@ __device__ __forceinline__ void wgmma_m64n64k16(float (&acc)[WGMMA_M64N64_ACC_RE
         : "l"(desc_a), "l"(desc_b), "r"(accumulate)
         : "memory");
 }
+
+// N = 160: a 64 x 160 piece of D in 80 registers of each thread, for step 07's 64x160 tile
+// (C^T of a problem of 129 to 160 rows: the rows become the tile's 160 columns, unpadded).
+// SASS: HGMMA.64x160x16.F32.BF16.
+constexpr int WGMMA_M64N160_ACC_REGS = 64 * 160 / 128;  // fp32 accumulators per thread
+__device__ __forceinline__ void wgmma_m64n160k16(float (&acc)[WGMMA_M64N160_ACC_REGS],
+                                                 uint64_t desc_a, uint64_t desc_b,
+                                                 uint32_t accumulate) {
+    asm volatile(
+        "{\n"
+        ".reg .pred accumulate;\n"
+        "setp.ne.b32 accumulate, %82, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n160k16.f32.bf16.bf16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9,"
+        " %10, %11, %12, %13, %14, %15, %16, %17, %18, %19,"
+        " %20, %21, %22, %23, %24, %25, %26, %27, %28, %29,"
+        " %30, %31, %32, %33, %34, %35, %36, %37, %38, %39,"
+        " %40, %41, %42, %43, %44, %45, %46, %47, %48, %49,"
+        " %50, %51, %52, %53, %54, %55, %56, %57, %58, %59,"
+        " %60, %61, %62, %63, %64, %65, %66, %67, %68, %69,"
+        " %70, %71, %72, %73, %74, %75, %76, %77, %78, %79},"
+        " %80, %81, accumulate, 1, 1, 0, 0;\n"
+        "}\n"
+        : LADDER_ACC32(0), LADDER_ACC32(32), LADDER_ACC8(64), LADDER_ACC8(72)
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate)
+        : "memory");
+}
+
+// N = 144: a 64 x 144 piece of D in 72 registers of each thread, for step 07's 128x144 tile
+// (12 x 11 = 132 tiles of 1536^2: one tile per SM of the H200). SASS: HGMMA.64x144x16.F32.BF16.
+constexpr int WGMMA_M64N144_ACC_REGS = 64 * 144 / 128;  // fp32 accumulators per thread
+__device__ __forceinline__ void wgmma_m64n144k16(float (&acc)[WGMMA_M64N144_ACC_REGS],
+                                                 uint64_t desc_a, uint64_t desc_b,
+                                                 uint32_t accumulate) {
+    asm volatile(
+        "{\n"
+        ".reg .pred accumulate;\n"
+        "setp.ne.b32 accumulate, %74, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n144k16.f32.bf16.bf16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9,"
+        " %10, %11, %12, %13, %14, %15, %16, %17, %18, %19,"
+        " %20, %21, %22, %23, %24, %25, %26, %27, %28, %29,"
+        " %30, %31, %32, %33, %34, %35, %36, %37, %38, %39,"
+        " %40, %41, %42, %43, %44, %45, %46, %47, %48, %49,"
+        " %50, %51, %52, %53, %54, %55, %56, %57, %58, %59,"
+        " %60, %61, %62, %63, %64, %65, %66, %67, %68, %69,"
+        " %70, %71},"
+        " %72, %73, accumulate, 1, 1, 0, 0;\n"
+        "}\n"
+        : LADDER_ACC32(0), LADDER_ACC32(32), LADDER_ACC8(64)
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate)
+        : "memory");
+}
+
 }  // namespace ladder

@@ -94,12 +94,14 @@ namespace ladder::step07_cg {
 // Registers decide the tile, exactly as in step 06: a consumer warpgroup issues wgmma
 // m64n256k16 into 64*256/128 = 128 fp32 accumulators per thread, so each consumer owns 64
 // rows of a 256-column tile. What this step adds is the choice of the tile per problem,
-// Tile<CONSUMERS, COLUMNS>: 1 or 2 consumers (64 or 128 rows) by 256, 192, 128 or 64
-// columns (wgmma m64n192k16, m64n128k16 or m64n64k16: 96, 64 or 32 accumulators per thread).
+// Tile<CONSUMERS, COLUMNS>: 1 or 2 consumers (64 or 128 rows) by 64 to 256 columns (wgmma
+// m64nNk16 with N = 256, 192, 160, 144, 128 or 64: N/2 accumulators per thread).
 //   * 128x256 (step 06's tile) is the ladder's shape for large problems.
 //   * The smaller tiles make more tiles: they fill the GPU when the problem has few, or
 //     fill its waves better, at the price of more bytes from L2 per FLOP (128x128: 32 KB a
 //     stage for half the math of 128x256's 48 KB).
+//   * 144 and 160 columns fit a problem: 12 x 11 = 132 tiles of 128x144 cover 1536^2 in one
+//     wave of the H200's 132 SMs, and a side of 129 to 160 fits one tile's width.
 // The planner picks one per problem (common/kernel/tile_choice.h, README.md section 6). A third
 // consumer (192x256, 22% fewer bytes per FLOP) does not compile: 512 threads start with
 // 65536/512 = 128 registers each, ptxas allocates the whole kernel within that, and a
@@ -111,6 +113,7 @@ namespace ladder::step07_cg {
 //   64x256:  16 KB + 5 stages x 40 KB = 216 KB      64x128:  16 KB + 8 stages x 24 KB = 208 KB
 //   128x256: 32 KB + 4 stages x 48 KB = 224 KB      128x128: 32 KB + 6 stages x 32 KB = 224 KB
 //   128x192: 32 KB + 4 stages x 40 KB = 192 KB     64x64:   16 KB + 13 stages x 16 KB = 224 KB
+//   128x144: 32 KB + 5 stages x 34 KB = 202 KB     64x160:  16 KB + 7 stages x 28 KB = 212 KB
 // (All of a consumer's 64x256 piece would be 32 KB: it is stored in two 128-column halves
 // through one 16 KB buffer, waiting for the first store to have read the buffer before
 // the second, so that the stages keep the room.)
@@ -144,9 +147,12 @@ struct Tile {
     static constexpr uint32_t B_STAGE_BYTES = BN * BK * sizeof(__nv_bfloat16);
     // A consumer's partial tile for stream-K: 64 x BN fp32 (64 KB at BN = 256).
     static constexpr int PARTIAL_FLOATS = WGMMA_M * BN;
+    // Columns the TMA store writes: whole 64-column boxes. The rest of a width that is not
+    // a multiple of 64 (the last 16 of 144, the last 32 of 160) is stored directly.
+    static constexpr int TMA_COLUMNS = BN / C_BOX * C_BOX;
     // Columns the epilogue stages per round through the consumer's 64x128 C buffer: 128,
-    // or one 64-column box at a time where 128 does not divide the width (192).
-    static constexpr int EPI_COLUMNS = BN % EPI_N == 0 ? EPI_N : C_BOX;
+    // or one 64-column box at a time where 128 does not divide them (192).
+    static constexpr int EPI_COLUMNS = TMA_COLUMNS % EPI_N == 0 ? EPI_N : C_BOX;
     // The most stages that fit beside the C staging, the barriers and the alignment slack.
     static constexpr int STAGES =
         static_cast<int>((SMEM_OPTIN_BYTES - CONSUMERS * C_STAGE_BYTES - 2048) /
@@ -173,9 +179,10 @@ struct Tile {
     static constexpr size_t SMEM_BYTES = sizeof(SharedStorage) + 1024;
 
     static_assert(CONSUMERS >= 1 && CONSUMERS <= MAX_CONSUMERS, "64 or 128 rows");
-    static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256,
-                  "wgmma m64n{64,128,192,256}k16 (wgmma.cuh)");
-    static_assert(BN % EPI_COLUMNS == 0 && EPI_COLUMNS % C_BOX == 0, "whole store boxes per round");
+    static_assert(BN == 64 || BN == 128 || BN == 144 || BN == 160 || BN == 192 || BN == 256,
+                  "wgmma m64n{64,128,144,160,192,256}k16 (wgmma.cuh)");
+    static_assert(TMA_COLUMNS % EPI_COLUMNS == 0 && EPI_COLUMNS % C_BOX == 0,
+                  "whole store boxes per round");
     static_assert(BM <= 256, "a TMA box has at most 256 rows");
     static_assert(STAGES >= 2, "a consumer holds one stage while it waits for the next");
     static_assert(SMEM_BYTES <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
@@ -223,8 +230,21 @@ static_assert(Tile<2, 192>::STAGES == 4 && Tile<2, 192>::STAGES == tile_choice::
               "the derivation above");
 static_assert(Tile<1, 64>::STAGES == 13 && Tile<1, 64>::STAGES == tile_choice::stages({64, 64}),
               "the derivation above");
-static_assert(B_SLICE_BYTES<4, Tile<2, 128>> % 1024 == 0 && B_SLICE_BYTES<4, Tile<2, 192>> % 1024 == 0,
-              "every multicast slice stays 1024-aligned");
+static_assert(Tile<2, 144>::STAGES == 5 && Tile<2, 144>::STAGES == tile_choice::stages({128, 144}) &&
+                  Tile<1, 160>::STAGES == 7 && Tile<1, 160>::STAGES == tile_choice::stages({64, 160}),
+              "the derivation above");
+
+// The largest cluster, up to CLUSTER, whose B slices are whole 8-row swizzle atoms (1024
+// bytes): each slice lands at its own place in the stage, and the 128B swizzle pattern
+// (which wgmma reads back) is anchored at 1024-byte boundaries. 144 rows cut in 4 would be
+// 36-row slices, so the 128x144 tile runs clusters of at most 2.
+template <class T>
+constexpr int slice_cluster(int cluster) {
+    return (T::BN / cluster) % 8 == 0 ? cluster : slice_cluster<T>(cluster / 2);
+}
+static_assert(slice_cluster<Tile<2, 144>>(4) == 2 && slice_cluster<Tile<1, 160>>(4) == 4 &&
+                  slice_cluster<Tile<2, 256>>(4) == 4,
+              "the cluster sizes each tile runs");
 
 // -------------------------------------------------------------------------------------
 // Device helpers carried over from steps 03 to 06
@@ -344,7 +364,8 @@ __device__ __forceinline__ void store_shared_bf16x2(uint32_t addr, float lo, flo
 
 // How the epilogue writes C (launch_tile decides): a TMA store where C's tensor map exists,
 // step 06's direct stores where it cannot (N % 8 != 0), or direct stores of the transpose
-// when the kernel computes C^T = B A^T for a problem of few columns (README.md section 6).
+// when the kernel computes C^T = B A^T for a problem of few columns, or of 129 to 160 rows
+// (README.md section 6).
 enum CStore : int { kStoreTma = 0, kStoreDirect = 1, kStoreTransposed = 2 };
 
 // The direct-store epilogue of a kernel that computes C^T: element (row, col) of C^T's
@@ -456,6 +477,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     constexpr int BN = T::BN, ACC_REGS = T::ACC_REGS;
     constexpr uint32_t A_STAGE_BYTES = T::A_STAGE_BYTES, B_STAGE_BYTES = T::B_STAGE_BYTES;
     constexpr int B_SLICE = B_SLICE_ROWS<CLUSTER, T>;
+    static_assert(B_SLICE % 8 == 0, "whole swizzle atoms per slice (slice_cluster)");
     // Arrivals that complete an empty barrier: one per consumer warpgroup of every CTA in
     // the cluster, because every CTA of the cluster writes a slice of B into every stage.
     constexpr uint32_t EMPTY_ARRIVALS = CONSUMER_WARPGROUPS * CLUSTER;
@@ -595,6 +617,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                     // The tile's width is the wgmma's N (wgmma.cuh has each shape).
                     if constexpr (BN == 256) wgmma_m64n256k16(acc, a, b, accumulate);
                     else if constexpr (BN == 192) wgmma_m64n192k16(acc, a, b, accumulate);
+                    else if constexpr (BN == 160) wgmma_m64n160k16(acc, a, b, accumulate);
+                    else if constexpr (BN == 144) wgmma_m64n144k16(acc, a, b, accumulate);
                     else if constexpr (BN == 128) wgmma_m64n128k16(acc, a, b, accumulate);
                     else wgmma_m64n64k16(acc, a, b, accumulate);
                 }
@@ -677,9 +701,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 const void* c_tile = s.c[consumer];  // for the TMA store
                 const uint32_t c_smem = static_cast<uint32_t>(__cvta_generic_to_shared(c_tile));
                 constexpr int EPI_COLUMNS = T::EPI_COLUMNS;
-                constexpr int PART_REGS = ACC_REGS / (BN / EPI_COLUMNS);  // accumulators per round
+                constexpr int PART_REGS = EPI_COLUMNS / 2;  // accumulators per round: 4 per n8 block
 #pragma unroll
-                for (int part = 0; part < BN / EPI_COLUMNS; ++part) {
+                for (int part = 0; part < T::TMA_COLUMNS / EPI_COLUMNS; ++part) {
                     // The buffer is free once the previous store has finished reading it.
                     // CCCL: cuda::ptx::cp_async_bulk_wait_group_read(n32_t<0>)
                     // PTX:  cp.async.bulk.wait_group.read 0;
@@ -718,6 +742,14 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                         // PTX: cp.async.bulk.commit_group;
                         cuda::ptx::cp_async_bulk_commit_group();
                     }
+                }
+                // The columns past the last whole 64-column box, stored directly (as step 06).
+#pragma unroll
+                for (int j = T::TMA_COLUMNS / 2; j < ACC_REGS; j += 2) {
+                    const int row = layout::wgmma_acc_row(warp, lane, j);
+                    const int col = layout::wgmma_acc_col(lane, j);
+                    store_pair(C + static_cast<size_t>(row0) * N + n0, N, M - row0, N - n0, row, col,
+                               acc[j], acc[j + 1]);
                 }
             } else {
                 // No C tensor map (N % 8 != 0, or C^T computed): direct stores.
@@ -944,8 +976,9 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
 }
 
 // The planner's choice for this problem on this GPU (common/kernel/tile_choice.h): the tile, and
-// whether to compute C^T = B A^T (a problem of few columns and many rows: A and B, both
-// K-major, swap roles, and the few columns become the rows of the tiles). `forced`, where
+// whether to compute C^T = B A^T (A and B, both K-major, swap roles: a problem of few
+// columns and many rows gets them as the rows of the tiles, one of 129 to 160 rows as the
+// columns of a 144- or 160-column tile). `forced`, where
 // given, runs that tile instead of the planner's (the variants that measure the choice).
 template <int CLUSTER>
 cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
@@ -964,6 +997,11 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
     const bool t = plan.transposed, share = share_last_wave;
     if (tile.columns == 64)
         return launch_tile<CLUSTER, Tile<1, 64>>(A, B, C, M, N, K, stream, share, t);
+    if (tile.columns == 144)
+        return launch_tile<slice_cluster<Tile<2, 144>>(CLUSTER), Tile<2, 144>>(A, B, C, M, N, K, stream,
+                                                                              share, t);
+    if (tile.columns == 160)
+        return launch_tile<CLUSTER, Tile<1, 160>>(A, B, C, M, N, K, stream, share, t);
     if (tile.rows == 64 && tile.columns == 128)
         return launch_tile<CLUSTER, Tile<1, 128>>(A, B, C, M, N, K, stream, share, t);
     if (tile.rows == 128 && tile.columns == 128)

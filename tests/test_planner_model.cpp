@@ -354,14 +354,19 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     const Case cases[] = {
         {512, 512, 512, 64, 64, false, 0},         // 8 tiles of 128x256: 64 of 64x64, one wave
         {1024, 1024, 1024, 64, 128, false, 0},     // 32 of 128x256; 256 of 64x64 make 2 waves
-        {1536, 1536, 1536, 128, 192, false, 0},    // 72 of 128x256 (55% full), 96 of 128x192 (73%)
+        {1536, 1536, 1536, 128, 144, false, 0},    // 132 of 128x144: one full wave (72 of 128x256, 96 of 128x192)
+        {2048, 1152, 4096, 128, 144, false, 0},    // 128 of 128x144 (97% full), 96 of 128x192 (73%)
         {2048, 2048, 2048, 128, 256, false, 0},    // 128 tiles: one full wave
         {3072, 3072, 3072, 128, 192, false, 0},    // 2.18 waves of 128x256, 2.91 of 128x192
         {3000, 5000, 2048, 128, 192, false, 0},    // waves 91% full in 128x256, 98% in 128x192
         {1000, 1992, 2056, 128, 128, false, 0},    // 64 of 128x256: at most half the SMs
         {256, 8192, 4096, 128, 128, false, 0},     // the same count, 128 tiles of 128x128
         {192, 8192, 4096, 128, 128, false, 0},     // one wave either way; rows past M cost little
-        {160, 8192, 4096, 128, 128, false, 0},     // the same
+        {160, 8192, 4096, 64, 160, true, 0},       // M = 160: C^T in 128 tiles of 64x160, no padding
+        {8192, 160, 4096, 64, 160, false, 0},      // N = 160: the same tiles, C stored by TMA
+        {144, 8192, 4096, 128, 144, true, 128},    // M = 144: C^T, 64 tiles of 128x144, shared
+        {8192, 136, 4096, 128, 144, false, 128},   // N = 136: 128x144 pads 8 columns, not 56
+        {160, 2048, 4096, 64, 64, false, 0},       // the long side below kLongSide: the rules below
         {8192, 192, 4096, 128, 192, false, 128},   // 128x192 fits N = 192 exactly
         {4096, 4096, 4096, 128, 256, false, 0},    // 4 waves; sharing the last one does not pay
         {64, 4096, 4096, 64, 64, false, 128},      // M <= 64: 64 tiles, each shared by 2 CTAs
@@ -397,4 +402,9 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     EXPECT_EQ(step_plan(7, "bm128n128", Problem{4096, 4096, 4096}).candidate.stages, 6);
     EXPECT_EQ(step_plan(7, "bm128n192", Problem{4096, 4096, 4096}).candidate.bn, 192);
     EXPECT_EQ(step_plan(7, "bm128n192", Problem{4096, 4096, 4096}).candidate.stages, 4);
+    EXPECT_EQ(step_plan(7, "bm128n144", Problem{4096, 4096, 4096}).candidate.stages, 5);
+    EXPECT_EQ(step_plan(7, "bm64n160", Problem{4096, 4096, 4096}).candidate.stages, 7);
+    const Plan fitted = step_plan(7, "", Problem{160, 8192, 4096});
+    EXPECT_EQ(fitted.problem.m, 8192);
+    EXPECT_EQ(fitted.candidate.bn, 160);
 }

@@ -43,9 +43,10 @@ std::vector<Shape> small_shapes() {
     // 256x500x4096 is 4 tiles of 128x256 with 64 k-blocks each: step 07 cuts each tile's
     // k-blocks into 4 slices over 16 CTAs (stream-K), with direct stores (N % 8 != 0). The last has more tiles
     // (17 x 9) than an H100 or H200 has SMs: step 07 runs it with clusters, so the sanitizer
-    // sees remote arrivals and multicast too.
-    return {{1, 1, 8},     {127, 129, 72},   {129, 257, 200}, {256, 256, 256},
-            {64, 64, 520}, {256, 500, 4096}, {2049, 2303, 72}};
+    // sees remote arrivals and multicast too. Step 07 gives 150x4096x72 its 64x160 tile (as
+    // C^T) and 1536x1536x72 its 128x144 tile, whose last 16 columns are stored directly.
+    return {{1, 1, 8},         {127, 129, 72},   {129, 257, 200},  {256, 256, 256}, {64, 64, 520},
+            {256, 500, 4096},  {2049, 2303, 72}, {150, 4096, 72}, {1536, 1536, 72}};
 }
 
 bool cpu_reference_fits(const Shape& s) {

@@ -3,12 +3,13 @@
 // as it launches. Plain C++ (host only), a few dozen integer operations: it runs on every
 // call.
 //
-// A tile is 64 x CONSUMERS rows (one consumer warpgroup per 64 rows) by 256 or 128 columns.
+// A tile is 64 x CONSUMERS rows (one consumer warpgroup per 64 rows) by 64 to 256 columns.
 // The rule counts the tiles of the problem and how full the persistent grid's waves are;
 // from those it picks the tile. It also says whether stream-K (common/kernel/stream_k.h) shares
 // the last wave, which the kernel decides by the same rule.
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -16,7 +17,8 @@
 
 namespace ladder::tile_choice {
 
-// A tile's rows (64 or 128) and columns (64 or 128 with 64 rows, 128, 192 with 128 rows, or 256).
+// A tile's rows (64 or 128) and columns: 64, 128, 160 or 256 with 64 rows; 128, 144, 192 or
+// 256 with 128.
 struct Shape {
     int rows, columns;
 };
@@ -33,7 +35,7 @@ struct Estimate {
     long long waves;       // waves of schedule units (CTAs, or clusters above one wave)
     int sharing_clusters;  // clusters that share the last wave (stream-K), 0 for none
     const char* reason;
-    bool transposed;       // computed as C^T = B A^T (see transposes)
+    bool transposed;       // computed as C^T = B A^T (see choose)
     Shape shape;           // the tile: 64 or 128 rows (one consumer warpgroup per 64)
     long long units;       // schedule units (cluster tiles above one wave of CTA tiles)
     long long slots;       // units that run at once: resident clusters, or CTAs
@@ -148,6 +150,14 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
     }
     // Of the two narrower tiles, 128x192 first: fewer bytes per FLOP than 128x128.
     const Estimate wide = estimate(m, n, k, sms, cluster, {128, 192}, share_last_wave);
+    // 128x144 only where its tiles make one wave and fill it better than both: its bytes
+    // per FLOP are between 128x192's and 128x128's (1536^2: 12 x 11 = 132 tiles).
+    const Estimate exact = estimate(m, n, k, sms, cluster, {128, 144}, share_last_wave);
+    if (exact.waves == 1 && wave_fill(exact) >= std::max(wave_fill(large), wave_fill(wide)) + kFillGain) {
+        Estimate e = exact;
+        e.reason = "128x144 tiles make one wave, fuller than 128x256's or 128x192's";
+        return e;
+    }
     if (wave_fill(wide) >= wave_fill(large) + kFillGain) {
         Estimate e = wide;
         e.reason = "128x192's waves are fuller than 128x256's";
@@ -163,19 +173,45 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
     return e;
 }
 
+// A problem whose short side (M or N) is 129 to 160 long, and whose other side is at least
+// kLongSide, gets a tile exactly that wide, with the short side as the tiles' columns (C^T
+// where the short side is M): no row or column is padded beyond the next multiple of 16.
+// 129 to 144: 128x144, whose few tiles stream-K shares out; 145 to 160: 64x160, one
+// consumer warpgroup, twice the tiles. Measured on the H200 (README.md section 6), against
+// the 128x128 or 128x192 tiles padded to 256 or 192 that the rules below give:
+//   160x8192x4096  26.4 us instead of 28.0 (64x160, C^T)   8192x160x4096 25.1 instead of 29.2
+//   144x8192x4096  26.4 us instead of 28.1 (128x144, C^T)  136x8192x4096 26.2 instead of 28.0
+// (64x160 at 136 rows: 30.4 us, its B box zero-fills 24 of 160 rows; 128x144 cannot cover 160.)
+constexpr long long kLongSide = 4096;
+inline Shape short_side_tile(long long m, long long n) {
+    const long long side = m < n ? m : n, other = m < n ? n : m;
+    if (side <= 128 || side > 160 || other < kLongSide) return {0, 0};
+    return side <= 144 ? Shape{128, 144} : Shape{64, 160};
+}
+
 // A problem of at most 128 columns and more rows than columns is computed as its transpose,
 // C^T = B A^T: A and B are both K-major, so they only swap roles, and the tiles' columns
 // then run along M instead of padding N. Measured on the H200 (README.md section 6),
 // 8192x128x8192 ran at 0.48x cuBLAS untransposed, where 128x8192x8192 runs at 0.92x.
 inline bool transposes(long long m, long long n) { return n <= 128 && m > n; }
 
-// What step 07 runs for M x N x K: the transpose where transposes() says so, and the tile
+// What step 07 runs for M x N x K: a short side of 129 to 160 gets its fitted tile
+// (short_side_tile); otherwise the transpose where transposes() says so, and the tile
 // choose_tile() picks for the problem it then computes.
 // Except N = 64 where the problem as given gets the 64x64 tile: that tile covers N with no
 // padding, and C keeps its TMA store (C^T is stored element by element). Measured on the
 // H200 (README.md section 6): 4096x64x4096 in 16.5 us instead of 17.1 as C^T.
 inline Estimate choose(long long m, long long n, long long k, int sms, int cluster,
                        bool share_last_wave = true) {
+    if (const Shape fitted = short_side_tile(m, n); fitted.rows) {
+        const bool t = m < n;  // the short side becomes the tiles' columns: C^T when it is M
+        Estimate e = t ? estimate(n, m, k, sms, cluster, fitted, share_last_wave)
+                       : estimate(m, n, k, sms, cluster, fitted, share_last_wave);
+        e.transposed = t;
+        e.reason = fitted.columns == 144 ? "a short side of 129 to 144 fits one 144-column tile"
+                                         : "a short side of 145 to 160 fits one 160-column tile";
+        return e;
+    }
     if (!transposes(m, n)) return choose_tile(m, n, k, sms, cluster, share_last_wave);
     if (n == 64) {
         const Estimate direct = choose_tile(m, n, k, sms, cluster, share_last_wave);
@@ -193,7 +229,7 @@ inline std::string explain(long long m, long long n, long long k, int sms, int c
     const Estimate e = choose(m, n, k, sms, cluster, share_last_wave);
     char line[320];
     std::snprintf(line, sizeof line, "%stile %dx%d: %lld tiles, %lld wave%s of %d SMs, %s: %s",
-                  e.transposed ? "C^T = B A^T (N <= 128 < M), " : "", e.shape.rows,
+                  e.transposed ? "C^T = B A^T, " : "", e.shape.rows,
                   e.shape.columns, e.tiles, e.waves, e.waves == 1 ? "" : "s", sms,
                   e.sharing_clusters ? "last wave shared (stream-K)" : "data-parallel", e.reason);
     return line;

@@ -96,8 +96,9 @@ Candidate step07_launch(const Machine& machine, const std::string& variant, Prob
     const tile_choice::Estimate choice = tile_choice::choose(
         problem.m, problem.n, problem.k, machine.sm_count, c.cluster, variant != "dataparallel");
     if (choice.transposed) std::swap(problem.m, problem.n);
-    // The tile: forced by bm64, bm128, bm64n128, bm64n64, bm128n128 and bm128n192, else the rule of
-    // common/kernel/tile_choice.h (the kernel's), with the stages the kernel's Tile holds.
+    // The tile: forced by bm64, bm128, bm64n128, bm64n64, bm128n128, bm128n192, bm128n144 and
+    // bm64n160, else the rule of common/kernel/tile_choice.h (the kernel's), with the stages
+    // the kernel's Tile holds.
     tile_choice::Shape tile = choice.shape;
     if (variant == "bm64") tile = {64, 256};
     if (variant == "bm128") tile = {128, 256};
@@ -105,6 +106,8 @@ Candidate step07_launch(const Machine& machine, const std::string& variant, Prob
     if (variant == "bm64n64") tile = {64, 64};
     if (variant == "bm128n128") tile = {128, 128};
     if (variant == "bm128n192") tile = {128, 192};
+    if (variant == "bm128n144") tile = {128, 144};
+    if (variant == "bm64n160") tile = {64, 160};
     c.bm = tile.rows, c.bn = tile.columns, c.consumer_warpgroups = tile.rows / 64;
     c.threads = (c.consumer_warpgroups + 1) * 128;
     c.stages = tile_choice::stages(tile);
