@@ -264,8 +264,8 @@ constexpr int EPILOGUE_BARRIER_ID = 1;  // + consumer index
 // Device helpers new to this step
 // -------------------------------------------------------------------------------------
 // (The persistent grid's schedule and stream-K's partial tiles are in schedule.cuh, beside
-// this file: Schedule, WorkCursor, partial_holders, partial_slot, publish_partial,
-// await_partial, and make_schedule for the host.)
+// this file: Schedule, WorkCursor, partial_holders, hand_over_partial, add_partials, and for
+// the host resident_grid, make_schedule and stream_k_workspace.)
 // Distributed shared memory (DSMEM) rules this kernel relies on (CUDA programming guide,
 // "Distributed Shared Memory"; PTX ISA "State spaces: .shared::cluster"):
 //   1. A CTA's shared memory is reachable by every CTA of its cluster through the
@@ -656,45 +656,15 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             const int barrier_id = EPILOGUE_BARRIER_ID + consumer;
             if (unit.kb_begin > 0) {
                 // Not the tile's first k-block: the owner finishes the tile. Publish and go on.
-                float4* slot = partial_slot<T>(partials, cta, consumer);
-#pragma unroll
-                for (int q = 0; q < ACC_REGS / 4; ++q)
-                    slot[q * WARPGROUP_THREADS + thread_in_wg] =
-                        make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
-                publish_partial<WARPGROUP_THREADS>(&flags[cta * CONSUMER_WARPGROUPS + consumer],
-                                                   barrier_id, thread_in_wg);
+                hand_over_partial<T, WARPGROUP_THREADS>(partials, flags, cta, consumer, barrier_id,
+                                                        thread_in_wg, acc);
                 continue;
             }
-            if (unit.kb_end < sched.k_blocks) {
-                // The owner: the next clusters hold the rest of the tile. Add their partials
-                // in order, up to sixteen 16-byte loads in flight per thread at a time (64
-                // registers: all of a 64x128 partial at once, half of a 64x256 or 64x192
-                // one). The owner waits out each round trip to L2, so the bytes in flight
-                // set the fix-up's speed.
-                constexpr int IN_FLIGHT = ACC_REGS / 4 <= 16 ? ACC_REGS / 4 : ACC_REGS / 8;
-                static_assert((ACC_REGS / 4) % IN_FLIGHT == 0, "whole rounds of loads");
-                const int holders = partial_holders(sched, cluster_id, unit.tile);
-                for (int h = 1; h <= holders; ++h) {
-                    const int peer = (cluster_id + h) * CLUSTER + static_cast<int>(rank);
-                    await_partial<WARPGROUP_THREADS>(&flags[peer * CONSUMER_WARPGROUPS + consumer],
-                                                     barrier_id, thread_in_wg);
-                    const float4* slot = partial_slot<T>(partials, peer, consumer);
-#pragma unroll
-                    for (int q0 = 0; q0 < ACC_REGS / 4; q0 += IN_FLIGHT) {
-                        float4 v[IN_FLIGHT];
-#pragma unroll
-                        for (int i = 0; i < IN_FLIGHT; ++i)
-                            v[i] = __ldcg(&slot[(q0 + i) * WARPGROUP_THREADS + thread_in_wg]);
-#pragma unroll
-                        for (int i = 0; i < IN_FLIGHT; ++i) {
-                            acc[4 * (q0 + i)] += v[i].x;
-                            acc[4 * (q0 + i) + 1] += v[i].y;
-                            acc[4 * (q0 + i) + 2] += v[i].z;
-                            acc[4 * (q0 + i) + 3] += v[i].w;
-                        }
-                    }
-                }
-            }
+            if (unit.kb_end < sched.k_blocks)  // the owner: the next clusters hold the rest
+                add_partials<T, CLUSTER, WARPGROUP_THREADS>(
+                    partials, flags, cluster_id, static_cast<int>(rank),
+                    partial_holders(sched, cluster_id, unit.tile), consumer, barrier_id, thread_in_wg,
+                    acc);
             // Timeline: each tile's epilogue keeps its own slot, under the tile's first fill.
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueStart, first_fill);
             if (c_store == kStoreTma) {
@@ -807,7 +777,6 @@ template <int CLUSTER, class T>
 cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
                         int N, int K, cudaStream_t stream, bool share_last_wave, bool transposed) {
     constexpr int BM = T::BM, BN = T::BN, THREADS = T::THREADS;
-    constexpr int CONSUMER_WARPGROUPS = T::CONSUMER_WARPGROUPS;
     constexpr size_t SMEM_BYTES = T::SMEM_BYTES;
     // Tile origins are int: check_gemm_args keeps M and N 2^16 below 2^31, far more than
     // (tiles + one cluster of padding) * 128 needs.
@@ -841,41 +810,11 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     config.attrs = &attribute;
     config.numAttrs = 1;
 
-    // Persistent grid: as many CTAs (or clusters) as can be resident at once: one CTA per
-    // SM, and a cluster's CTAs must fit in one GPC. Never more than there are tiles.
-    // The answers depend only on the device, so they are asked once per device (and
-    // shared by every host thread).
-    int device = 0;
-    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
-        return fail(err, "%s: cudaGetDevice: %s", kStep, cudaGetErrorString(err));
-    struct Resident {
-        int ctas;      // without a cluster launch
-        int clusters;  // with clusters of CLUSTER CTAs
-    };
-    static PerDeviceCache<Resident> resident_cache;
+    // Persistent grid: as many CTAs (or clusters) as can be resident at once (schedule.cuh).
+    // Never more than there are tiles.
     Resident resident{};
-    if (cudaError_t err = resident_cache.get(device, &resident, [&](Resident* r) {
-            int sms = 0, ctas_per_sm = 0, max_clusters = 0;
-            if (cudaError_t err = sm_count(&sms); err != cudaSuccess) return err;
-            if (cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                    &ctas_per_sm, gemm_kernel<1, T>, THREADS, SMEM_BYTES);
-                err != cudaSuccess)
-                return fail(err, "%s: cudaOccupancyMaxActiveBlocksPerMultiprocessor: %s", kStep,
-                            cudaGetErrorString(err));
-            config.gridDim = dim3(CLUSTER);
-            if (cudaError_t err =
-                    cudaOccupancyMaxActiveClusters(&max_clusters, gemm_kernel<CLUSTER, T>, &config);
-                err != cudaSuccess)
-                return fail(err, "%s: cudaOccupancyMaxActiveClusters (cluster size %d): %s", kStep,
-                            CLUSTER, cudaGetErrorString(err));
-            if (ctas_per_sm < 1 || max_clusters < 1)
-                return fail(cudaErrorNotSupported,
-                            "%s: device %d cannot run a cluster of %d CTAs with %zu bytes of shared "
-                            "memory each",
-                            kStep, device, CLUSTER, SMEM_BYTES);
-            *r = {sms * ctas_per_sm, max_clusters};
-            return cudaSuccess;
-        });
+    if (cudaError_t err = resident_grid<gemm_kernel<1, T>, gemm_kernel<CLUSTER, T>>(kStep, CLUSTER, THREADS,
+                                                                                  SMEM_BYTES, sm_count, &resident);
         err != cudaSuccess)
         return err;
     const int resident_ctas = resident.ctas;
@@ -940,26 +879,13 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
         clustered ? make_schedule(cluster_tiles, k_blocks, resident_clusters, share_last_wave, one_tile_row)
                   : make_schedule(static_cast<int>(cta_tiles), k_blocks, resident_ctas, share_last_wave,
                                   one_tile_row);
+    // Where the CTAs that share a tile leave their partials, and the flags (schedule.cuh).
     float* partials = nullptr;
     int* flags = nullptr;
-    if (sched.sk_clusters > 0) {
-        // A flag per consumer of every CTA the GPU holds, then one partial tile per CTA of
-        // this grid. The flags come first, at a place that does not depend on the problem:
-        // launch after launch on this stream reuses them (the owners lower every flag they
-        // wait for), and a partial of a larger grid must never land on them.
-        // The flags are sized for the tallest tile, so that launches of different tile
-        // heights on one stream find them in the same place.
-        const size_t flag_bytes =
-            (static_cast<size_t>(resident_ctas) * MAX_CONSUMERS * sizeof(int) + 255) / 256 * 256;
-        const size_t ctas = static_cast<size_t>(sched.clusters) * (clustered ? CLUSTER : 1);
-        const size_t partial_bytes = ctas * CONSUMER_WARPGROUPS * T::PARTIAL_FLOATS * sizeof(float);
-        void* workspace = nullptr;
-        if (cudaError_t err = stream_workspace(kStep, stream, flag_bytes + partial_bytes, &workspace);
-            err != cudaSuccess)
-            return err;
-        flags = static_cast<int*>(workspace);
-        partials = reinterpret_cast<float*>(static_cast<char*>(workspace) + flag_bytes);
-    }
+    if (cudaError_t err = stream_k_workspace<T>(kStep, stream, sched, clustered ? CLUSTER : 1, resident_ctas,
+                                                MAX_CONSUMERS, &partials, &flags);
+        err != cudaSuccess)
+        return err;
 
     if (!clustered) {
         gemm_kernel<1, T><<<static_cast<unsigned>(sched.clusters), THREADS, SMEM_BYTES, stream>>>(

@@ -3,8 +3,9 @@
 // schedule is the persistent grid's, not Hopper's, and the kernel only asks it for the
 // next piece of work (WorkCursor), where to put a partial tile and when one is ready.
 //   device: Schedule, WorkUnit, WorkCursor; partial_holders, partial_slot, publish_partial,
-//           await_partial (the fix-up of a shared tile)
-//   host:   make_schedule, from the cost rule of common/kernel/stream_k.h
+//           await_partial, hand_over_partial, add_partials (the fix-up of a shared tile)
+//   host:   resident_grid (the grid's size), make_schedule (from the cost rule of
+//           common/kernel/stream_k.h), stream_k_workspace (where the partials go)
 #pragma once
 
 #include <cuda/atomic>
@@ -14,6 +15,7 @@
 #include <cstddef>
 
 #include "spin_guard.cuh"
+#include "step_api.h"  // fail, stream_workspace, PerDeviceCache
 #include "stream_k.h"  // sharing_clusters: the cost rule of make_schedule
 #include "warp_specialization.cuh"  // named_barrier_sync: taught in step 06
 
@@ -126,6 +128,54 @@ __device__ __forceinline__ void await_partial(int* flag, int barrier_id, int thr
     named_barrier_sync(barrier_id, WARPGROUP_THREADS);
 }
 
+// A consumer's piece of a tile that another cluster finishes: its accumulators into its
+// slot (thread t stores float4 q at q * 128 + t: every store a whole coalesced row), then
+// the flag.
+template <class T, int WARPGROUP_THREADS>
+__device__ __forceinline__ void hand_over_partial(float* partials, int* flags, int cta, int consumer,
+                                                  int barrier_id, int thread_in_wg,
+                                                  const float (&acc)[T::ACC_REGS]) {
+    float4* slot = partial_slot<T>(partials, cta, consumer);
+#pragma unroll
+    for (int q = 0; q < T::ACC_REGS / 4; ++q)
+        slot[q * WARPGROUP_THREADS + thread_in_wg] =
+            make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
+    publish_partial<WARPGROUP_THREADS>(&flags[cta * T::CONSUMER_WARPGROUPS + consumer], barrier_id,
+                                       thread_in_wg);
+}
+
+// The owner of a shared tile adds the partials of the next `holders` clusters (the CTA of
+// its own rank in each) in order, up to sixteen 16-byte loads in flight per thread at a
+// time (64 registers: all of a 64x128 partial at once, half of a 64x256 or 64x192 one). The
+// owner waits out each round trip to L2, so the bytes in flight set the fix-up's speed.
+template <class T, int CLUSTER, int WARPGROUP_THREADS>
+__device__ __forceinline__ void add_partials(float* partials, int* flags, int cluster_id, int rank,
+                                             int holders, int consumer, int barrier_id,
+                                             int thread_in_wg, float (&acc)[T::ACC_REGS]) {
+    constexpr int ACC_REGS = T::ACC_REGS;
+    constexpr int IN_FLIGHT = ACC_REGS / 4 <= 16 ? ACC_REGS / 4 : ACC_REGS / 8;
+    static_assert((ACC_REGS / 4) % IN_FLIGHT == 0, "whole rounds of loads");
+    for (int h = 1; h <= holders; ++h) {
+        const int peer = (cluster_id + h) * CLUSTER + rank;
+        await_partial<WARPGROUP_THREADS>(&flags[peer * T::CONSUMER_WARPGROUPS + consumer], barrier_id,
+                                         thread_in_wg);
+        const float4* slot = partial_slot<T>(partials, peer, consumer);
+#pragma unroll
+        for (int q0 = 0; q0 < ACC_REGS / 4; q0 += IN_FLIGHT) {
+            float4 v[IN_FLIGHT];
+#pragma unroll
+            for (int i = 0; i < IN_FLIGHT; ++i) v[i] = __ldcg(&slot[(q0 + i) * WARPGROUP_THREADS + thread_in_wg]);
+#pragma unroll
+            for (int i = 0; i < IN_FLIGHT; ++i) {
+                acc[4 * (q0 + i)] += v[i].x;
+                acc[4 * (q0 + i) + 1] += v[i].y;
+                acc[4 * (q0 + i) + 2] += v[i].z;
+                acc[4 * (q0 + i) + 3] += v[i].w;
+            }
+        }
+    }
+}
+
 // The schedule of `tiles` (cluster) tiles of `k_blocks` on at most `max_clusters`
 // resident clusters (see Schedule). Data-parallel, the last wave takes a whole tile's
 // time. Shared among S clusters, it takes L*k_blocks/S plus the cost of sharing: a fix-up
@@ -145,6 +195,79 @@ inline Schedule make_schedule(int tiles, int k_blocks, int max_clusters, bool sh
     s.sk_clusters = sharing;
     s.clusters = s.dp_tiles > 0 ? max_clusters : sharing;
     return s;
+}
+
+// The persistent grid's size on this device: how many CTAs (one per SM) and how many
+// clusters of `cluster` CTAs (a cluster's CTAs must fit in one GPC) can be resident at
+// once, for the kernel without (`Plain`) and with (`Clustered`) a cluster launch. The
+// answers depend only on the device, so each kernel pair asks once per device (shared by
+// every host thread). The kernels are template arguments, not parameters: every step-07
+// kernel has the same type, and each pair needs a cache of its own.
+struct Resident {
+    int ctas;      // without a cluster launch
+    int clusters;  // with clusters of `cluster` CTAs
+};
+template <auto Plain, auto Clustered>
+cudaError_t resident_grid(const char* step, int cluster, int threads, size_t smem_bytes,
+                          cudaError_t (*sm_count)(int*), Resident* out) {
+    int device = 0;
+    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
+        return fail(err, "%s: cudaGetDevice: %s", step, cudaGetErrorString(err));
+    static PerDeviceCache<Resident> cache;
+    return cache.get(device, out, [&](Resident* r) {
+        int sms = 0, ctas_per_sm = 0, max_clusters = 0;
+        if (cudaError_t err = sm_count(&sms); err != cudaSuccess) return err;
+        if (cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas_per_sm, Plain, threads, smem_bytes);
+            err != cudaSuccess)
+            return fail(err, "%s: cudaOccupancyMaxActiveBlocksPerMultiprocessor: %s", step,
+                        cudaGetErrorString(err));
+        cudaLaunchAttribute attribute{};
+        attribute.id = cudaLaunchAttributeClusterDimension;
+        attribute.val.clusterDim.x = static_cast<unsigned>(cluster);
+        attribute.val.clusterDim.y = 1;
+        attribute.val.clusterDim.z = 1;
+        cudaLaunchConfig_t config{};
+        config.gridDim = dim3(static_cast<unsigned>(cluster));
+        config.blockDim = dim3(static_cast<unsigned>(threads));
+        config.dynamicSmemBytes = smem_bytes;
+        config.attrs = &attribute;
+        config.numAttrs = 1;
+        if (cudaError_t err = cudaOccupancyMaxActiveClusters(&max_clusters, Clustered, &config);
+            err != cudaSuccess)
+            return fail(err, "%s: cudaOccupancyMaxActiveClusters (cluster size %d): %s", step, cluster,
+                        cudaGetErrorString(err));
+        if (ctas_per_sm < 1 || max_clusters < 1)
+            return fail(cudaErrorNotSupported,
+                        "%s: device %d cannot run a cluster of %d CTAs with %zu bytes of shared memory each",
+                        step, device, cluster, smem_bytes);
+        *r = {sms * ctas_per_sm, max_clusters};
+        return cudaSuccess;
+    });
+}
+
+// The workspace of a launch whose schedule shares tiles (nothing otherwise): a flag per
+// consumer of every CTA the GPU holds, then one partial tile per CTA of this grid
+// (`cluster_ctas` CTAs per cluster). The flags come first, at a place that does not depend
+// on the problem: launch after launch on this stream reuses them (the owners lower every
+// flag they wait for), and a partial of a larger grid must never land on them. They are
+// sized for the tallest tile (`max_consumers`), so that launches of different tile heights
+// on one stream find them in the same place.
+template <class T>
+cudaError_t stream_k_workspace(const char* step, cudaStream_t stream, const Schedule& sched, int cluster_ctas,
+                               int resident_ctas, int max_consumers, float** partials, int** flags) {
+    *partials = nullptr;
+    *flags = nullptr;
+    if (sched.sk_clusters == 0) return cudaSuccess;
+    const size_t flag_bytes = (static_cast<size_t>(resident_ctas) * max_consumers * sizeof(int) + 255) / 256 * 256;
+    const size_t ctas = static_cast<size_t>(sched.clusters) * cluster_ctas;
+    const size_t partial_bytes = ctas * T::CONSUMER_WARPGROUPS * T::PARTIAL_FLOATS * sizeof(float);
+    void* workspace = nullptr;
+    if (cudaError_t err = stream_workspace(step, stream, flag_bytes + partial_bytes, &workspace);
+        err != cudaSuccess)
+        return err;
+    *flags = static_cast<int*>(workspace);
+    *partials = reinterpret_cast<float*>(static_cast<char*>(workspace) + flag_bytes);
+    return cudaSuccess;
 }
 
 }  // namespace ladder
