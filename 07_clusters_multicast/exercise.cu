@@ -83,7 +83,7 @@ namespace ladder::step07 {
 //     fill its waves better, at the price of more bytes from L2 per FLOP (128x128: 32 KB a
 //     stage for half the math of 128x256's 48 KB).
 //   * 144 and 160 columns fit a problem: 12 x 11 = 132 tiles of 128x144 cover 1536^2 in one
-//     wave of the H200's 132 SMs, and a side of 129 to 160 fits one tile's width.
+//     wave of the H200's 132 SMs, and a short side of 129 to 160 fits one tile's width.
 // The planner picks one per problem (common/kernel/tile_choice.h, README.md section 6). A third
 // consumer (192x256, 22% fewer bytes per FLOP) does not compile: 512 threads start with
 // 65536/512 = 128 registers each, ptxas allocates the whole kernel within that, and a
@@ -345,7 +345,7 @@ __device__ __forceinline__ void store_shared_bf16x2(uint32_t addr, float lo, flo
 
 // How the epilogue writes C (launch_tile decides): a TMA store where C's tensor map exists,
 // step 06's direct stores where it cannot (N % 8 != 0), or direct stores of the transpose
-// when the kernel computes C^T = B A^T for a problem of few columns, or of 129 to 160 rows
+// when the kernel computes C^T = B A^T for a problem of few columns, or of 129 to 192 rows
 // (README.md section 6).
 enum CStore : int { kStoreTma = 0, kStoreDirect = 1, kStoreTransposed = 2 };
 
@@ -884,8 +884,8 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
 
 // The planner's choice for this problem on this GPU (common/kernel/tile_choice.h): the tile, and
 // whether to compute C^T = B A^T (A and B, both K-major, swap roles: a problem of few
-// columns and many rows gets them as the rows of the tiles, one of 129 to 160 rows as the
-// columns of a 144- or 160-column tile). `forced`, where
+// columns and many rows gets them as the rows of the tiles, one of 129 to 192 rows as the
+// columns of a 144-, 160- or 192-column tile). `forced`, where
 // given, runs that tile instead of the planner's (the variants that measure the choice).
 template <int CLUSTER>
 cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,

@@ -367,6 +367,13 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         {144, 8192, 4096, 128, 144, true, 128},    // M = 144: C^T, 64 tiles of 128x144, shared
         {8192, 136, 4096, 128, 144, false, 128},   // N = 136: 128x144 pads 8 columns, not 56
         {160, 2048, 4096, 64, 64, false, 0},       // the long side below kLongSide: the rules below
+        {14336, 160, 4096, 128, 192, false, 0},    // 224 tiles of 64x160 would make 2 waves: 128x192
+        {4096, 192, 4096, 128, 192, false, 128},   // N = 192: 128x192, 32 tiles shared (64x128 pads 64)
+        {14336, 192, 4096, 128, 192, false, 0},    // 112 tiles of 128x192 instead of 128x256's padded ones
+        {192, 14336, 4096, 128, 192, true, 0},     // M = 192 where the rules would pad it to 256: C^T
+        {192, 8192, 4096, 128, 128, false, 0},     // M = 192, 128 tiles of 128x128: kept
+        {8192, 224, 4096, 128, 256, false, 128},   // N = 224: 128x256 (64 tiles, shared), not 128x128
+        {2560, 2560, 2560, 128, 144, false, 0},    // 2.73 waves of 128x144 (91%), 128x256 76%
         {8192, 192, 4096, 128, 192, false, 128},   // 128x192 fits N = 192 exactly
         {4096, 4096, 4096, 128, 256, false, 0},    // 4 waves; sharing the last one does not pay
         {64, 4096, 4096, 64, 64, false, 128},      // M <= 64: 64 tiles, each shared by 2 CTAs

@@ -150,12 +150,13 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
     }
     // Of the two narrower tiles, 128x192 first: fewer bytes per FLOP than 128x128.
     const Estimate wide = estimate(m, n, k, sms, cluster, {128, 192}, share_last_wave);
-    // 128x144 only where its tiles make one wave and fill it better than both: its bytes
-    // per FLOP are between 128x192's and 128x128's (1536^2: 12 x 11 = 132 tiles).
+    // 128x144 where its waves are fuller than both 128x256's and 128x192's: its bytes per
+    // FLOP are between 128x192's and 128x128's (1536^2: 12 x 11 = 132 tiles, one full wave;
+    // 2560^3: 2.73 waves, 91% full, against 76% and 71%).
     const Estimate exact = estimate(m, n, k, sms, cluster, {128, 144}, share_last_wave);
-    if (exact.waves == 1 && wave_fill(exact) >= std::max(wave_fill(large), wave_fill(wide)) + kFillGain) {
+    if (wave_fill(exact) >= std::max(wave_fill(large), wave_fill(wide)) + kFillGain) {
         Estimate e = exact;
-        e.reason = "128x144 tiles make one wave, fuller than 128x256's or 128x192's";
+        e.reason = "128x144's waves are fuller than 128x256's and 128x192's";
         return e;
     }
     if (wave_fill(wide) >= wave_fill(large) + kFillGain) {
@@ -173,20 +174,40 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
     return e;
 }
 
-// A problem whose short side (M or N) is 129 to 160 long, and whose other side is at least
+// A problem whose short side (M or N) is 129 to 192 long, and whose other side is at least
 // kLongSide, gets a tile exactly that wide, with the short side as the tiles' columns (C^T
 // where the short side is M): no row or column is padded beyond the next multiple of 16.
-// 129 to 144: 128x144, whose few tiles stream-K shares out; 145 to 160: 64x160, one
-// consumer warpgroup, twice the tiles. Measured on the H200 (README.md section 6), against
-// the 128x128 or 128x192 tiles padded to 256 or 192 that the rules below give:
+//   * 129 to 144: 128x144, whose few tiles stream-K shares out;
+//   * 145 to 160: 64x160 (one consumer warpgroup, twice the tiles) where its tiles make one
+//     wave, else 128x192, which makes half as many;
+//   * 161 to 192: 128x192; for a short M only where the rules below would give 128x256
+//     (two rows of them more than half the SMs' worth), whose second row is mostly padding:
+//     with fewer, their 64x128 or 128x128 tiles pay less than C^T's stores.
+// And a short N of 193 to 256, with M at least kLongerSide, gets 128x256 (the rules below
+// would give 128x128, twice the tiles, but with a second column of tiles mostly padding);
+// a short M of 193 to 256 keeps them (256x8192x4096: 128x128 0.97x cuBLAS, 128x256
+// 0.89x). Measured on the H200
+// (README.md section 6), against the tiles the rules below give:
 //   160x8192x4096  26.4 us instead of 28.0 (64x160, C^T)   8192x160x4096 25.1 instead of 29.2
 //   144x8192x4096  26.4 us instead of 28.1 (128x144, C^T)  136x8192x4096 26.2 instead of 28.0
+//   14336x160x4096 41.3 us instead of 44.3 (128x192 against 64x160 in two waves)
+//   14336x192x4096 40.2 us instead of 55.5 (128x192 against 128x256)
+//   4096x192x4096  23.1 us instead of 33.5 (128x192 against 64x128)
+//   8192x224x4096  31.9 us instead of 36.7 (128x256 against 128x128)
 // (64x160 at 136 rows: 30.4 us, its B box zero-fills 24 of 160 rows; 128x144 cannot cover 160.)
 constexpr long long kLongSide = 4096;
-inline Shape short_side_tile(long long m, long long n) {
+constexpr long long kLongerSide = 8192;
+inline Shape short_side_tile(long long m, long long n, int sms) {
     const long long side = m < n ? m : n, other = m < n ? n : m;
-    if (side <= 128 || side > 160 || other < kLongSide) return {0, 0};
-    return side <= 144 ? Shape{128, 144} : Shape{64, 160};
+    if (side <= 128 || other < kLongSide) return {0, 0};
+    if (side <= 144) return {128, 144};
+    if (side <= 160) return (other + 63) / 64 <= sms ? Shape{64, 160} : Shape{128, 192};
+    if (side <= 192) {
+        const bool rules_pick_128x256 = 2 * ((other + 255) / 256) * 2 > sms;
+        return n < m || rules_pick_128x256 ? Shape{128, 192} : Shape{0, 0};
+    }
+    if (side <= 256 && n < m && m >= kLongerSide) return {128, 256};
+    return {0, 0};
 }
 
 // A problem of at most 128 columns and more rows than columns is computed as its transpose,
@@ -195,21 +216,24 @@ inline Shape short_side_tile(long long m, long long n) {
 // 8192x128x8192 ran at 0.48x cuBLAS untransposed, where 128x8192x8192 runs at 0.92x.
 inline bool transposes(long long m, long long n) { return n <= 128 && m > n; }
 
-// What step 07 runs for M x N x K: a short side of 129 to 160 gets its fitted tile
-// (short_side_tile); otherwise the transpose where transposes() says so, and the tile
+// What step 07 runs for M x N x K: a short side of 129 to 192 (or a short N to 256) gets
+// its fitted tile (short_side_tile); otherwise the transpose where transposes() says so, and the tile
 // choose_tile() picks for the problem it then computes.
 // Except N = 64 where the problem as given gets the 64x64 tile: that tile covers N with no
 // padding, and C keeps its TMA store (C^T is stored element by element). Measured on the
 // H200 (README.md section 6): 4096x64x4096 in 16.5 us instead of 17.1 as C^T.
 inline Estimate choose(long long m, long long n, long long k, int sms, int cluster,
                        bool share_last_wave = true) {
-    if (const Shape fitted = short_side_tile(m, n); fitted.rows) {
+    if (const Shape fitted = short_side_tile(m, n, sms); fitted.rows) {
         const bool t = m < n;  // the short side becomes the tiles' columns: C^T when it is M
         Estimate e = t ? estimate(n, m, k, sms, cluster, fitted, share_last_wave)
                        : estimate(m, n, k, sms, cluster, fitted, share_last_wave);
         e.transposed = t;
-        e.reason = fitted.columns == 144 ? "a short side of 129 to 144 fits one 144-column tile"
-                                         : "a short side of 145 to 160 fits one 160-column tile";
+        e.reason = fitted.columns == 144   ? "a short side of 129 to 144 fits one 144-column tile"
+                   : fitted.columns == 160 ? "a short side of 145 to 160 fits one 160-column tile"
+                   : fitted.columns == 192 ? "a short side of 161 to 192, or of 145 to 160 with more than a "
+                                             "wave of 64x160 tiles, fits one 192-column tile"
+                                           : "a short N of 193 to 256 fits one 256-column tile";
         return e;
     }
     if (!transposes(m, n)) return choose_tile(m, n, k, sms, cluster, share_last_wave);
