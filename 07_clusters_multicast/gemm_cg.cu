@@ -813,8 +813,8 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     // Persistent grid: as many CTAs (or clusters) as can be resident at once (schedule.cuh).
     // Never more than there are tiles.
     Resident resident{};
-    if (cudaError_t err = resident_grid<gemm_kernel<1, T>, gemm_kernel<CLUSTER, T>>(kStep, CLUSTER, THREADS,
-                                                                                  SMEM_BYTES, sm_count, &resident);
+    if (cudaError_t err =
+            resident_grid<gemm_kernel<1, T>, gemm_kernel<CLUSTER, T>>(kStep, config, sm_count, &resident);
         err != cudaSuccess)
         return err;
     const int resident_ctas = resident.ctas;

@@ -199,7 +199,8 @@ inline Schedule make_schedule(int tiles, int k_blocks, int max_clusters, bool sh
 
 // The persistent grid's size on this device: how many CTAs (one per SM) and how many
 // clusters of `cluster` CTAs (a cluster's CTAs must fit in one GPC) can be resident at
-// once, for the kernel without (`Plain`) and with (`Clustered`) a cluster launch. The
+// once, for the kernel without (`Plain`) and with (`Clustered`) a cluster launch
+// (`cluster_config`: its block, shared memory and one attribute, the cluster size). The
 // answers depend only on the device, so each kernel pair asks once per device (shared by
 // every host thread). The kernels are template arguments, not parameters: every step-07
 // kernel has the same type, and each pair needs a cache of its own.
@@ -208,30 +209,23 @@ struct Resident {
     int clusters;  // with clusters of `cluster` CTAs
 };
 template <auto Plain, auto Clustered>
-cudaError_t resident_grid(const char* step, int cluster, int threads, size_t smem_bytes,
+cudaError_t resident_grid(const char* step, const cudaLaunchConfig_t& cluster_config,
                           cudaError_t (*sm_count)(int*), Resident* out) {
     int device = 0;
     if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
         return fail(err, "%s: cudaGetDevice: %s", step, cudaGetErrorString(err));
     static PerDeviceCache<Resident> cache;
     return cache.get(device, out, [&](Resident* r) {
+        cudaLaunchConfig_t config = cluster_config;
+        const int cluster = static_cast<int>(config.attrs[0].val.clusterDim.x);
+        config.gridDim = dim3(static_cast<unsigned>(cluster));  // one cluster
         int sms = 0, ctas_per_sm = 0, max_clusters = 0;
         if (cudaError_t err = sm_count(&sms); err != cudaSuccess) return err;
-        if (cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas_per_sm, Plain, threads, smem_bytes);
+        if (cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &ctas_per_sm, Plain, static_cast<int>(config.blockDim.x), config.dynamicSmemBytes);
             err != cudaSuccess)
             return fail(err, "%s: cudaOccupancyMaxActiveBlocksPerMultiprocessor: %s", step,
                         cudaGetErrorString(err));
-        cudaLaunchAttribute attribute{};
-        attribute.id = cudaLaunchAttributeClusterDimension;
-        attribute.val.clusterDim.x = static_cast<unsigned>(cluster);
-        attribute.val.clusterDim.y = 1;
-        attribute.val.clusterDim.z = 1;
-        cudaLaunchConfig_t config{};
-        config.gridDim = dim3(static_cast<unsigned>(cluster));
-        config.blockDim = dim3(static_cast<unsigned>(threads));
-        config.dynamicSmemBytes = smem_bytes;
-        config.attrs = &attribute;
-        config.numAttrs = 1;
         if (cudaError_t err = cudaOccupancyMaxActiveClusters(&max_clusters, Clustered, &config);
             err != cudaSuccess)
             return fail(err, "%s: cudaOccupancyMaxActiveClusters (cluster size %d): %s", step, cluster,
@@ -239,7 +233,7 @@ cudaError_t resident_grid(const char* step, int cluster, int threads, size_t sme
         if (ctas_per_sm < 1 || max_clusters < 1)
             return fail(cudaErrorNotSupported,
                         "%s: device %d cannot run a cluster of %d CTAs with %zu bytes of shared memory each",
-                        step, device, cluster, smem_bytes);
+                        step, device, cluster, config.dynamicSmemBytes);
         *r = {sms * ctas_per_sm, max_clusters};
         return cudaSuccess;
     });
