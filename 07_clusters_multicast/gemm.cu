@@ -826,15 +826,17 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     // (64x64 tiles), 160x8192x4096 in 28.2 us instead of 40.7 (128x128 tiles).
     const int a_edge_rows = M % BM ? layout::ceil_div(M % BM, 8) * 8 : BM;
     const uint32_t a_edge_bytes = static_cast<uint32_t>(a_edge_rows) * BK * sizeof(__nv_bfloat16);
-    CUtensorMap a_edge_map{};
-    if (cudaError_t err = make_tensor_map_2d(&a_edge_map, A, M, K, a_edge_rows, BK,
-                                             CU_TENSOR_MAP_SWIZZLE_128B, kStep, promotion);
-        err != cudaSuccess)
-        return err;
     if (cudaError_t err = make_tensor_map_2d(&a_map, A, M, K, BM, BK,
                                              CU_TENSOR_MAP_SWIZZLE_128B, kStep, promotion);
         err != cudaSuccess)
         return err;
+    CUtensorMap a_edge_map = a_map;  // the same map where M is whole tiles
+    if (a_edge_rows != BM) {
+        if (cudaError_t err = make_tensor_map_2d(&a_edge_map, A, M, K, a_edge_rows, BK,
+                                                 CU_TENSOR_MAP_SWIZZLE_128B, kStep, promotion);
+            err != cudaSuccess)
+            return err;
+    }
     if (cudaError_t err = make_tensor_map_2d(&b_map, B, N, K, clustered ? B_SLICE_ROWS<CLUSTER, T> : BN,
                                              BK, CU_TENSOR_MAP_SWIZZLE_128B, kStep, promotion);
         err != cudaSuccess)

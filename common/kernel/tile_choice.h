@@ -180,9 +180,8 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
 //   * 129 to 144: 128x144, whose few tiles stream-K shares out;
 //   * 145 to 160: 64x160 (one consumer warpgroup, twice the tiles) where its tiles make one
 //     wave, else 128x192, which makes half as many;
-//   * 161 to 192: 128x192; for a short M only where the rules below would give 128x256
-//     (two rows of them more than half the SMs' worth), whose second row is mostly padding:
-//     with fewer, their 64x128 or 128x128 tiles pay less than C^T's stores.
+//   * 161 to 192: 128x192; for a short M only where choose_tile would give 128-row tiles
+//     wider than 128, whose second row is mostly padding (see choose).
 // And a short N of 193 to 256, with M at least kLongerSide, gets 128x256 (the rules below
 // would give 128x128, twice the tiles, but with a second column of tiles mostly padding);
 // a short M of 193 to 256 keeps them (256x8192x4096: 128x128 0.97x cuBLAS, 128x256
@@ -202,10 +201,7 @@ inline Shape short_side_tile(long long m, long long n, int sms) {
     if (side <= 128 || other < kLongSide) return {0, 0};
     if (side <= 144) return {128, 144};
     if (side <= 160) return (other + 63) / 64 <= sms ? Shape{64, 160} : Shape{128, 192};
-    if (side <= 192) {
-        const bool rules_pick_128x256 = 2 * ((other + 255) / 256) * 2 > sms;
-        return n < m || rules_pick_128x256 ? Shape{128, 192} : Shape{0, 0};
-    }
+    if (side <= 192) return {128, 192};  // a short M only where choose() says so
     if (side <= 256 && n < m && m >= kLongerSide) return {128, 256};
     return {0, 0};
 }
@@ -224,8 +220,17 @@ inline bool transposes(long long m, long long n) { return n <= 128 && m > n; }
 // H200 (README.md section 6): 4096x64x4096 in 16.5 us instead of 17.1 as C^T.
 inline Estimate choose(long long m, long long n, long long k, int sms, int cluster,
                        bool share_last_wave = true) {
-    if (const Shape fitted = short_side_tile(m, n, sms); fitted.rows) {
-        const bool t = m < n;  // the short side becomes the tiles' columns: C^T when it is M
+    const Shape fitted = short_side_tile(m, n, sms);
+    const bool t = m < n;  // the short side becomes the tiles' columns: C^T when it is M
+    // A short M of 161 to 192 takes C^T in 128x192 tiles only where the rules would run two
+    // rows of 128-row tiles wider than 128 (192x14336x4096: 128x256); their 128x128 or
+    // 64-row tiles pay less than C^T's stores.
+    const bool short_m_to_192 = t && m > 160 && fitted.columns == 192;
+    const auto padded_wide = [&] {
+        const Shape rules = choose_tile(m, n, k, sms, cluster, share_last_wave).shape;
+        return rules.rows == 128 && rules.columns > 128;
+    };
+    if (fitted.rows && (!short_m_to_192 || padded_wide())) {
         Estimate e = t ? estimate(n, m, k, sms, cluster, fitted, share_last_wave)
                        : estimate(m, n, k, sms, cluster, fitted, share_last_wave);
         e.transposed = t;
