@@ -372,7 +372,12 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         {14336, 192, 4096, 128, 192, false, 0},    // 112 tiles of 128x192 instead of 128x256's padded ones
         {192, 14336, 4096, 128, 192, true, 0},     // M = 192 where the rules would pad it to 256: C^T
         {192, 8192, 4096, 128, 128, false, 0},     // M = 192, 128 tiles of 128x128: kept
-        {8192, 224, 4096, 128, 256, false, 128},   // N = 224: 128x256 (64 tiles, shared), not 128x128
+        {8192, 224, 4096, 128, 128, true, 0},      // N = 224: C^T, 128 tiles of 128x128 (128x256: 64)
+        {14336, 224, 4096, 128, 256, false, 0},    // 112 of 128x256; C^T would make 224 of 128x128
+        {3072, 1024, 2048, 128, 192, true, 0},     // C^T: 128 tiles of 128x192 (96 of 128x256 as given)
+        {4096, 1024, 2048, 128, 256, false, 0},    // 128 tiles either way: as given
+        {6144, 1024, 2048, 128, 128, false, 0},    // 384 tiles of 128x128, as full as 128x144's, no padding
+        {192, 4096, 4096, 64, 128, false, 0},      // C^T would fill the wave, but pad a quarter of it
         {2560, 2560, 2560, 128, 144, false, 0},    // 2.73 waves of 128x144 (91%), 128x256 76%
         {8192, 192, 4096, 128, 192, false, 128},   // 128x192 fits N = 192 exactly
         {4096, 4096, 4096, 128, 256, false, 0},    // 4 waves; sharing the last one does not pay

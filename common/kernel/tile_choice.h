@@ -77,7 +77,8 @@ inline Estimate estimate(long long m, long long n, long long k, int sms, int clu
 
 // The share of the computed columns that lie inside C: N over the tiles' columns. Rows past
 // M cost little: step 07 gives the last row of tiles an A box of only the rows left. The
-// columns past N are still transferred (TMA zero-fills the B box) and multiplied.
+// columns past N are not loaded either (the last column's B box holds only the rows left),
+// but they are multiplied: a wgmma computes all of its N.
 inline double useful_columns(long long n, Shape tile) {
     const long long cols = (n + tile.columns - 1) / tile.columns * tile.columns;
     return static_cast<double>(n) / static_cast<double>(cols);
@@ -154,9 +155,9 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
     // FLOP are between 128x192's and 128x128's (1536^2: 12 x 11 = 132 tiles, one full wave;
     // 2560^3: 2.73 waves, 91% full, against 76% and 71%).
     const Estimate exact = estimate(m, n, k, sms, cluster, {128, 144}, share_last_wave);
-    if (wave_fill(exact) >= std::max(wave_fill(large), wave_fill(wide)) + kFillGain) {
+    if (wave_fill(exact) >= std::max({wave_fill(large), wave_fill(wide), wave_fill(half)}) + kFillGain) {
         Estimate e = exact;
-        e.reason = "128x144's waves are fuller than 128x256's and 128x192's";
+        e.reason = "128x144's waves are fuller than 128x256's, 128x192's and 128x128's";
         return e;
     }
     if (wave_fill(wide) >= wave_fill(large) + kFillGain) {
@@ -212,6 +213,25 @@ inline Shape short_side_tile(long long m, long long n, int sms) {
 // 8192x128x8192 ran at 0.48x cuBLAS untransposed, where 128x8192x8192 runs at 0.92x.
 inline bool transposes(long long m, long long n) { return n <= 128 && m > n; }
 
+// The problem as given, or C^T where the transposed problem's tiles fill the waves better
+// by kFillGain or more, in no more waves: the tile grid is then the other way round, and a
+// row of tiles can be a column; and where the transpose pads no more of its columns
+// (192x4096x4096 stays: its transpose's 128 tiles of 64x128 fill a whole wave, but a
+// quarter of their columns are padding, and it ran 0.96x cuBLAS against 1.01x). Measured on the H200 (README.md section 6), in one process
+// each against cuBLAS: 3072x1024x2048 in 23.5 us as C^T (128 tiles of 128x192, one wave 97%
+// full) instead of 26.8 (96 of 128x256, 73%); 8192x224x4096 in 29.5 us (128 of 128x128)
+// instead of 32.7 (64 of 128x256, shared by stream-K); 8192x256x8192 in 51.9 instead of 54.9.
+inline Estimate fuller_transposed(const Estimate& given, long long m, long long n, long long k, int sms,
+                                  int cluster, bool share_last_wave) {
+    Estimate swapped = choose_tile(n, m, k, sms, cluster, share_last_wave);
+    if (swapped.waves > given.waves || wave_fill(swapped) < wave_fill(given) + kFillGain ||
+        useful_columns(m, swapped.shape) < useful_columns(n, given.shape))
+        return given;
+    swapped.transposed = true;
+    swapped.reason = "the transposed problem's tiles fill the waves better";
+    return swapped;
+}
+
 // What step 07 runs for M x N x K: a short side of 129 to 192 (or a short N to 256) gets
 // its fitted tile (short_side_tile); otherwise the transpose where transposes() says so, and the tile
 // choose_tile() picks for the problem it then computes.
@@ -239,9 +259,11 @@ inline Estimate choose(long long m, long long n, long long k, int sms, int clust
                    : fitted.columns == 192 ? "a short side of 161 to 192, or of 145 to 160 with more than a "
                                              "wave of 64x160 tiles, fits one 192-column tile"
                                            : "a short N of 193 to 256 fits one 256-column tile";
-        return e;
+        return fitted.columns == 256 ? fuller_transposed(e, m, n, k, sms, cluster, share_last_wave) : e;
     }
-    if (!transposes(m, n)) return choose_tile(m, n, k, sms, cluster, share_last_wave);
+    if (!transposes(m, n))
+        return fuller_transposed(choose_tile(m, n, k, sms, cluster, share_last_wave), m, n, k, sms, cluster,
+                                 share_last_wave);
     if (n == 64) {
         const Estimate direct = choose_tile(m, n, k, sms, cluster, share_last_wave);
         if (direct.shape.columns == 64) return direct;
