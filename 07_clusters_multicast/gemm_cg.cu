@@ -69,7 +69,7 @@
 #include <string>
 #include <utility>
 
-#include "layout.h"  // tile_place, b_slice_first_row, swizzled_offset, wgmma_acc_row/col
+#include "layout.h"  // tile_place, b_slice_first_row, edge_box_rows, swizzled_offset, wgmma_acc_row/col
 // Schedule, WorkCursor, the partial tiles of stream-K and make_schedule: written out beside
 // this file.
 #include "schedule.cuh"
@@ -856,7 +856,7 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     // free. The stage keeps its BM rows; the ones no box writes feed only rows of C that are
     // never stored. Measured (README.md, section 6): 16x8192x8192 in 38.5 us instead of 48.9
     // (64x64 tiles), 160x8192x4096 in 28.2 us instead of 40.7 (128x128 tiles).
-    const int a_edge_rows = M % BM ? layout::ceil_div(M % BM, 8) * 8 : BM;
+    const int a_edge_rows = layout::edge_box_rows(M, BM);
     const uint32_t a_edge_bytes = static_cast<uint32_t>(a_edge_rows) * BK * sizeof(__nv_bfloat16);
     if (cudaError_t err = make_tensor_map_2d(&a_map, A, M, K, BM, BK,
                                              CU_TENSOR_MAP_SWIZZLE_128B, kStep, promotion);
@@ -879,7 +879,7 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     // Measured (README.md, section 6): 1920x1080x4096 in 30.0 us instead of 36.0 (128x144
     // tiles, the last column's box half zeros), 4096x224x4096 in 20.2 instead of 27.8,
     // 14336x160x4096 in 39.8 instead of 41.9 (32 of 192 rows zero-filled in every tile).
-    const int b_edge_rows = N % BN % b_box_rows ? layout::ceil_div(N % BN % b_box_rows, 8) * 8 : b_box_rows;
+    const int b_edge_rows = layout::edge_box_rows(N % BN, b_box_rows);
     const uint32_t b_edge_bytes = static_cast<uint32_t>(b_edge_rows) * BK * sizeof(__nv_bfloat16);
     CUtensorMap b_edge_map = b_map;
     if (b_edge_rows != b_box_rows) {

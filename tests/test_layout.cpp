@@ -200,6 +200,28 @@ TEST(LayoutStep07, BSlicesCoverTheBoxOnce) {
     }
 }
 
+TEST(LayoutStep07, EdgeBoxesHoldTheRowsLeftInWholeSwizzleAtoms) {
+    EXPECT_EQ(L::edge_box_rows(1024, 128), 128);  // whole boxes: no edge box
+    EXPECT_EQ(L::edge_box_rows(1000, 128), 104);  // 104 rows left: 13 atoms
+    EXPECT_EQ(L::edge_box_rows(1001, 128), 112);  // 105 left: rounded up to 14 atoms
+    EXPECT_EQ(L::edge_box_rows(2049, 128), 8);    // one row left: one atom
+    // B's edge slice: 2088 = 10 x 192 + 168 columns, so the last column of 128x192 tiles
+    // has 168; in clusters of 2 (96-row slices) the second slice holds 72 of them, in
+    // clusters of 4 (48-row slices) the fourth holds 24; without clusters the box holds 168.
+    EXPECT_EQ(L::edge_box_rows(2088 % 192, 96), 72);
+    EXPECT_EQ(L::edge_box_rows(2088 % 192, 48), 24);
+    EXPECT_EQ(L::edge_box_rows(2088 % 192, 192), 168);
+    EXPECT_EQ(L::edge_box_rows(2304 % 192, 96), 96);  // N whole tiles
+    for (int rows = 1; rows <= 600; ++rows)
+        for (int box : {8, 48, 64, 72, 96, 128, 144, 160, 192, 256}) {
+            const int edge = L::edge_box_rows(rows, box);
+            EXPECT_EQ(edge % 8 == 0 || edge == box, true) << rows << " " << box;
+            EXPECT_GE(edge, rows % box) << rows << " " << box;
+            EXPECT_LE(edge, box) << rows << " " << box;
+            EXPECT_LT(edge - rows % box, rows % box ? 8 : box + 1) << rows << " " << box;
+        }
+}
+
 TEST(LayoutStep07, GroupedOrderAsDrawnInTheKernel) {
     // 07_clusters_multicast/gemm.cu, above tile_origin: with 4 rows per group, tiles go
     // 0 4 8 / 1 5 9 / 2 6 10 / 3 7 11 down the columns, the next group below.

@@ -45,8 +45,12 @@ std::vector<Shape> small_shapes() {
     // (17 x 9) than an H100 or H200 has SMs: step 07 runs it with clusters, so the sanitizer
     // sees remote arrivals and multicast too. Step 07 gives 150x4096x72 its 64x160 tile (as
     // C^T) and 1536x1536x72 its 128x144 tile, whose last 16 columns are stored directly.
+    // 2049x2088x72 runs 187 tiles of 128x192 in clusters: the last column of tiles holds 168
+    // of N's columns, so the B slice that holds C's last column is an edge box (72 rows of
+    // 96 in clusters of 2, 24 of 48 in clusters of 4) that every CTA of the cluster receives.
     return {{1, 1, 8},         {127, 129, 72},   {129, 257, 200},  {256, 256, 256}, {64, 64, 520},
-            {256, 500, 4096},  {2049, 2303, 72}, {150, 4096, 72}, {1536, 1536, 72}};
+            {256, 500, 4096},  {2049, 2303, 72}, {150, 4096, 72}, {1536, 1536, 72},
+            {2049, 2088, 72}};
 }
 
 bool cpu_reference_fits(const Shape& s) {

@@ -7,7 +7,7 @@
 // the host tool ladder-layout (common/models/layout_main.cpp), which prints the layouts and writes
 // the data for the pictures (common/scripts/plot_layouts.py): a picture cannot drift away from the
 // code it shows. Step 07's tile_origin, B slices and C-box swizzle are the same arithmetic
-// as tile_place, b_slice_first_row and swizzled_offset here. Plain C++ (constexpr,
+// as tile_place, b_slice_first_row, edge_box_rows and swizzled_offset here. Plain C++ (constexpr,
 // __host__ __device__ under nvcc), so tests/test_layout.cpp checks it on the CPU.
 #pragma once
 
@@ -135,6 +135,15 @@ LADDER_HOST_DEVICE constexpr int b_slice_rows(int box_rows, int cluster) {
 }
 LADDER_HOST_DEVICE constexpr int b_slice_first_row(int rank, int box_rows, int cluster) {
     return rank * b_slice_rows(box_rows, cluster);
+}
+
+// The box that loads the last, partial piece of `rows` rows cut into boxes of `box_rows`:
+// only the rows left, rounded up to whole 8-row swizzle atoms (1024 bytes), because TMA's
+// zero fill of rows past the matrix is not free. Step 07 loads A's last row of tiles
+// (edge_box_rows(M, BM)) and the B slice that holds C's last column
+// (edge_box_rows(N % BN, slice rows)) with such boxes. Whole boxes keep their size.
+LADDER_HOST_DEVICE constexpr int edge_box_rows(int rows, int box_rows) {
+    return rows % box_rows ? ceil_div(rows % box_rows, 8) * 8 : box_rows;
 }
 
 // -------------------------------------------------------------------------------------

@@ -223,6 +223,7 @@ inline bool transposes(long long m, long long n) { return n <= 128 && m > n; }
 // instead of 32.7 (64 of 128x256, shared by stream-K); 8192x256x8192 in 51.9 instead of 54.9.
 inline Estimate fuller_transposed(const Estimate& given, long long m, long long n, long long k, int sms,
                                   int cluster, bool share_last_wave) {
+    if (given.tiles == 0) return given;  // an empty problem: nothing to turn round
     Estimate swapped = choose_tile(n, m, k, sms, cluster, share_last_wave);
     if (swapped.waves > given.waves || wave_fill(swapped) < wave_fill(given) + kFillGain ||
         useful_columns(m, swapped.shape) < useful_columns(n, given.shape))
