@@ -56,6 +56,7 @@ tests_rc=$?
 # 3. compute-sanitizer on small shapes, once the numbers are right (a hung stub under a
 #    sanitizer would only be slower to fail). COMPUTE_SANITIZER may name the binary.
 sanitizer_failed=""
+sanitizer_timed_out=""
 if [ "$exe_rc" -eq 0 ] && [ "$tests_rc" -eq 0 ]; then
   here=$(cd "$(dirname "$0")" && pwd)
   for tool in memcheck racecheck synccheck; do
@@ -66,8 +67,21 @@ if [ "$exe_rc" -eq 0 ] && [ "$tests_rc" -eq 0 ]; then
       echo "  with the CUDA toolkit: put its bin/ on PATH or set COMPUTE_SANITIZER=/path/to/it)"
       exit 1
     fi
-    [ "$rc" -ne 0 ] && sanitizer_failed="$sanitizer_failed $tool"
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+      sanitizer_timed_out="$sanitizer_timed_out $tool"
+    elif [ "$rc" -ne 0 ]; then
+      sanitizer_failed="$sanitizer_failed $tool"
+    fi
   done
+  if [ -z "$sanitizer_failed" ] && [ -n "$sanitizer_timed_out" ]; then
+    # Not a pass and not a report: the tool was stopped before it could say either.
+    echo "FAIL: exercise ${step} was NOT fully checked: compute-sanitizer${sanitizer_timed_out} ran"
+    echo "  past the ${limit} s a command may take (LADDER_EXERCISE_TIMEOUT) and was stopped before"
+    echo "  it could report. Under the sanitizer the kernels run many times slower: configure with"
+    echo "  -DLADDER_EXERCISE_TIMEOUT=120 (or more) and run the check again. If it still runs out,"
+    echo "  the kernel hangs under the tool: a wait on an mbarrier that never completes."
+    exit 1
+  fi
   if [ -z "$sanitizer_failed" ]; then
     echo "PASS: exercise ${step}: step ${step} is correct on every tested shape, and"
     echo "  compute-sanitizer memcheck, racecheck and synccheck find nothing"

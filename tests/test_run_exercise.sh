@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CPU test of run_exercise.sh's verdicts, with stand-ins for the step executable, the GPU
 # tests and compute-sanitizer: right numbers and clean sanitizers pass; right numbers with
-# a synccheck report fail with its hint; no compute-sanitizer fails (the check is whole).
+# a synccheck report fail with its hint; no compute-sanitizer fails (the check is whole);
+# a sanitizer stopped by the time limit fails as not checked, not as a report.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 dir=$(mktemp -d)
@@ -14,6 +15,11 @@ cat >"$dir/sanitizer" <<'SH'
 if [ "$2" = synccheck ] && [ -n "${FAKE_SYNCCHECK_ERROR:-}" ]; then
   echo "========= Barrier error detected. Divergent thread(s) in block"
   exit 1
+fi
+# Under racecheck, with FAKE_RACECHECK_SLOW, run past the time limit, clean: a slow tool.
+if [ "$2" = racecheck ] && [ -n "${FAKE_RACECHECK_SLOW:-}" ]; then
+  sleep 5
+  echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
 fi
 exit 0
 SH
@@ -34,5 +40,7 @@ expect 0 "PASS: exercise 7" COMPUTE_SANITIZER="$dir/sanitizer"
 expect 1 "compute-sanitizer objects: synccheck" COMPUTE_SANITIZER="$dir/sanitizer" FAKE_SYNCCHECK_ERROR=1
 expect 1 "The cluster of one" COMPUTE_SANITIZER="$dir/sanitizer" FAKE_SYNCCHECK_ERROR=1
 expect 1 "compute-sanitizer is needed" COMPUTE_SANITIZER="$dir/missing" PATH=/usr/bin:/bin
+expect 1 "compute-sanitizer racecheck ran" COMPUTE_SANITIZER="$dir/sanitizer" FAKE_RACECHECK_SLOW=1 \
+  LADDER_EXERCISE_TIMEOUT=1
 [ "$failures" -eq 0 ] && echo "run_exercise.sh: all verdicts as expected"
 exit "$failures"
