@@ -193,7 +193,8 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
 //   14336x160x4096 41.3 us instead of 44.3 (128x192 against 64x160 in two waves)
 //   14336x192x4096 40.2 us instead of 55.5 (128x192 against 128x256)
 //   4096x192x4096  23.1 us instead of 33.5 (128x192 against 64x128)
-//   8192x224x4096  31.9 us instead of 36.7 (128x256 against 128x128)
+//   8192x224x4096  31.9 us instead of 36.7 (128x256 against 128x128, before B's edge boxes;
+//                  C^T in 128x128 tiles now beats both: 29.5 us, see fuller_transposed)
 // (64x160 at 136 rows: 30.4 us, its B box zero-fills 24 of 160 rows; 128x144 cannot cover 160.)
 constexpr long long kLongSide = 4096;
 constexpr long long kLongerSide = 8192;
