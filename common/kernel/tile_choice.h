@@ -151,9 +151,10 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
     }
     // Of the two narrower tiles, 128x192 first: fewer bytes per FLOP than 128x128.
     const Estimate wide = estimate(m, n, k, sms, cluster, {128, 192}, share_last_wave);
-    // 128x144 where its waves are fuller than both 128x256's and 128x192's: its bytes per
-    // FLOP are between 128x192's and 128x128's (1536^2: 12 x 11 = 132 tiles, one full wave;
-    // 2560^3: 2.73 waves, 91% full, against 76% and 71%).
+    // 128x144 where its waves are fuller than 128x256's, 128x192's and 128x128's: its bytes
+    // per FLOP are between 128x192's and 128x128's (1536^2: 12 x 11 = 132 tiles, one full
+    // wave; 2560^3: 2.73 waves, 91% full, against 76% and 71%). Where 128x128 fills the waves
+    // as well, 128x144 would only pad N (6144x1024x2048: 39.2 us in 128x128, 43.6 in 128x144).
     const Estimate exact = estimate(m, n, k, sms, cluster, {128, 144}, share_last_wave);
     if (wave_fill(exact) >= std::max({wave_fill(large), wave_fill(wide), wave_fill(half)}) + kFillGain) {
         Estimate e = exact;
@@ -215,13 +216,14 @@ inline Shape short_side_tile(long long m, long long n, int sms) {
 inline bool transposes(long long m, long long n) { return n <= 128 && m > n; }
 
 // The problem as given, or C^T where the transposed problem's tiles fill the waves better
-// by kFillGain or more, in no more waves: the tile grid is then the other way round, and a
-// row of tiles can be a column; and where the transpose pads no more of its columns
-// (192x4096x4096 stays: its transpose's 128 tiles of 64x128 fill a whole wave, but a
-// quarter of their columns are padding, and it ran 0.96x cuBLAS against 1.01x). Measured on the H200 (README.md section 6), in one process
-// each against cuBLAS: 3072x1024x2048 in 23.5 us as C^T (128 tiles of 128x192, one wave 97%
-// full) instead of 26.8 (96 of 128x256, 73%); 8192x224x4096 in 29.5 us (128 of 128x128)
-// instead of 32.7 (64 of 128x256, shared by stream-K); 8192x256x8192 in 51.9 instead of 54.9.
+// by kFillGain or more, in no more waves, and pad no more of their columns: the tile grid
+// is then the other way round, a row of tiles becomes a column. Measured on the H200
+// (README.md section 6), each in one process against cuBLAS: 3072x1024x2048 in 23.5 us as
+// C^T (128 tiles of 128x192, one wave 97% full) instead of 26.8 (96 of 128x256, 73%);
+// 8192x224x4096 in 29.5 us (128 of 128x128) instead of 32.7 (64 of 128x256 shared by
+// stream-K); 8192x256x8192 in 51.9 instead of 54.9. 192x4096x4096 stays as given: its
+// transpose's 128 tiles of 64x128 fill a whole wave, but a quarter of their columns are
+// padding (0.96x cuBLAS against 1.01x).
 inline Estimate fuller_transposed(const Estimate& given, long long m, long long n, long long k, int sms,
                                   int cluster, bool share_last_wave) {
     if (given.tiles == 0) return given;  // an empty problem: nothing to turn round
@@ -236,7 +238,8 @@ inline Estimate fuller_transposed(const Estimate& given, long long m, long long 
 
 // What step 07 runs for M x N x K: a short side of 129 to 192 (or a short N to 256) gets
 // its fitted tile (short_side_tile); otherwise the transpose where transposes() says so, and the tile
-// choose_tile() picks for the problem it then computes.
+// choose_tile() picks for the problem it then computes. What is not transposed by then
+// (the short N to 256 included) is, where fuller_transposed says so.
 // Except N = 64 where the problem as given gets the 64x64 tile: that tile covers N with no
 // padding, and C keeps its TMA store (C^T is stored element by element). Measured on the
 // H200 (README.md section 6): 4096x64x4096 in 16.5 us instead of 17.1 as C^T.
