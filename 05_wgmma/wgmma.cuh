@@ -7,7 +7,8 @@
 // Part 1, step 05: smem_descriptor, wgmma_fence, wgmma_commit_group, wgmma_wait_group,
 // fence_accumulators, wgmma_m64n256k16.
 // Part 2, steps 06 and 07: the same instruction with an `accumulate` predicate (no zero
-// fill), the narrower N = 64, 128 and 192 shapes, and the descriptor split in two halves.
+// fill), the narrower N = 64, 96, 128, 144, 160 and 192 shapes, and the descriptor split in
+// two halves.
 #pragma once
 
 #include <cstdint>
@@ -293,6 +294,30 @@ __device__ __forceinline__ void wgmma_m64n144k16(float (&acc)[WGMMA_M64N144_ACC_
         " %72, %73, accumulate, 1, 1, 0, 0;\n"
         "}\n"
         : LADDER_ACC32(0), LADDER_ACC32(32), LADDER_ACC8(64)
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate)
+        : "memory");
+}
+
+// N = 96: a 64 x 96 piece of D in 48 registers of each thread, for step 07's 64x96 tile
+// (a short N of 161 to 192 cut in two columns of tiles, each tile walking all of K: 128
+// tiles of 4096x192 in one wave, no split of K). SASS: HGMMA.64x96x16.F32.BF16.
+constexpr int WGMMA_M64N96_ACC_REGS = 64 * 96 / 128;  // fp32 accumulators per thread
+__device__ __forceinline__ void wgmma_m64n96k16(float (&acc)[WGMMA_M64N96_ACC_REGS],
+                                                uint64_t desc_a, uint64_t desc_b,
+                                                uint32_t accumulate) {
+    asm volatile(
+        "{\n"
+        ".reg .pred accumulate;\n"
+        "setp.ne.b32 accumulate, %50, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n96k16.f32.bf16.bf16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9,"
+        " %10, %11, %12, %13, %14, %15, %16, %17, %18, %19,"
+        " %20, %21, %22, %23, %24, %25, %26, %27, %28, %29,"
+        " %30, %31, %32, %33, %34, %35, %36, %37, %38, %39,"
+        " %40, %41, %42, %43, %44, %45, %46, %47},"
+        " %48, %49, accumulate, 1, 1, 0, 0;\n"
+        "}\n"
+        : LADDER_ACC32(0), LADDER_ACC8(32), LADDER_ACC8(40)
         : "l"(desc_a), "l"(desc_b), "r"(accumulate)
         : "memory");
 }

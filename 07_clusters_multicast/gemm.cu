@@ -77,7 +77,7 @@ namespace ladder::step07 {
 // m64n256k16 into 64*256/128 = 128 fp32 accumulators per thread, so each consumer owns 64
 // rows of a 256-column tile. What this step adds is the choice of the tile per problem,
 // Tile<CONSUMERS, COLUMNS>: 1 or 2 consumers (64 or 128 rows) by 64 to 256 columns (wgmma
-// m64nNk16 with N = 256, 192, 160, 144, 128 or 64: N/2 accumulators per thread).
+// m64nNk16 with N = 256, 192, 160, 144, 128, 96 or 64: N/2 accumulators per thread).
 //   * 128x256 (step 06's tile) is the ladder's shape for large problems.
 //   * The smaller tiles make more tiles: they fill the GPU when the problem has few, or
 //     fill its waves better, at the price of more bytes from L2 per FLOP (128x128: 32 KB a
@@ -96,6 +96,7 @@ namespace ladder::step07 {
 //   128x256: 32 KB + 4 stages x 48 KB = 224 KB      128x128: 32 KB + 6 stages x 32 KB = 224 KB
 //   128x192: 32 KB + 4 stages x 40 KB = 192 KB     64x64:   16 KB + 13 stages x 16 KB = 224 KB
 //   128x144: 32 KB + 5 stages x 34 KB = 202 KB     64x160:  16 KB + 7 stages x 28 KB = 212 KB
+//                                                  64x96:   16 KB + 10 stages x 20 KB = 216 KB
 // (All of a consumer's 64x256 piece would be 32 KB: it is stored in two 128-column halves
 // through one 16 KB buffer, waiting for the first store to have read the buffer before
 // the second, so that the stages keep the room.)
@@ -130,7 +131,7 @@ struct Tile {
     // A consumer's partial tile for stream-K: 64 x BN fp32 (64 KB at BN = 256).
     static constexpr int PARTIAL_FLOATS = WGMMA_M * BN;
     // Columns the TMA store writes: whole 64-column boxes. The rest of a width that is not
-    // a multiple of 64 (the last 16 of 144, the last 32 of 160) is stored directly.
+    // a multiple of 64 (the last 16 of 144, the last 32 of 160 and of 96) is stored directly.
     static constexpr int TMA_COLUMNS = BN / C_BOX * C_BOX;
     // Columns the epilogue stages per round through the consumer's 64x128 C buffer: 128,
     // or one 64-column box at a time where 128 does not divide them (192).
@@ -161,8 +162,9 @@ struct Tile {
     static constexpr size_t SMEM_BYTES = sizeof(SharedStorage) + 1024;
 
     static_assert(CONSUMERS >= 1 && CONSUMERS <= MAX_CONSUMERS, "64 or 128 rows");
-    static_assert(BN == 64 || BN == 128 || BN == 144 || BN == 160 || BN == 192 || BN == 256,
-                  "wgmma m64n{64,128,144,160,192,256}k16 (wgmma.cuh)");
+    static_assert(BN == 64 || BN == 96 || BN == 128 || BN == 144 || BN == 160 || BN == 192 ||
+                      BN == 256,
+                  "wgmma m64n{64,96,128,144,160,192,256}k16 (wgmma.cuh)");
     static_assert(TMA_COLUMNS % EPI_COLUMNS == 0 && EPI_COLUMNS % C_BOX == 0,
                   "whole store boxes per round");
     static_assert(BM <= 256, "a TMA box has at most 256 rows");
@@ -212,6 +214,8 @@ static_assert(Tile<2, 192>::STAGES == 4 && Tile<2, 192>::STAGES == tile_choice::
               "the derivation above");
 static_assert(Tile<1, 64>::STAGES == 13 && Tile<1, 64>::STAGES == tile_choice::stages({64, 64}),
               "the derivation above");
+static_assert(Tile<1, 96>::STAGES == 10 && Tile<1, 96>::STAGES == tile_choice::stages({64, 96}),
+              "the derivation above");
 static_assert(Tile<2, 144>::STAGES == 5 && Tile<2, 144>::STAGES == tile_choice::stages({128, 144}) &&
                   Tile<1, 160>::STAGES == 7 && Tile<1, 160>::STAGES == tile_choice::stages({64, 160}),
               "the derivation above");
@@ -225,6 +229,7 @@ constexpr int slice_cluster(int cluster) {
     return (T::BN / cluster) % 8 == 0 ? cluster : slice_cluster<T>(cluster / 2);
 }
 static_assert(slice_cluster<Tile<2, 144>>(4) == 2 && slice_cluster<Tile<1, 160>>(4) == 4 &&
+                  slice_cluster<Tile<1, 96>>(4) == 4 &&
                   slice_cluster<Tile<2, 256>>(4) == 4,
               "the cluster sizes each tile runs");
 
@@ -607,6 +612,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                     else if constexpr (BN == 192) wgmma_m64n192k16(acc, a, b, accumulate);
                     else if constexpr (BN == 160) wgmma_m64n160k16(acc, a, b, accumulate);
                     else if constexpr (BN == 144) wgmma_m64n144k16(acc, a, b, accumulate);
+                    else if constexpr (BN == 96) wgmma_m64n96k16(acc, a, b, accumulate);
                     else if constexpr (BN == 128) wgmma_m64n128k16(acc, a, b, accumulate);
                     else wgmma_m64n64k16(acc, a, b, accumulate);
                 }
@@ -930,6 +936,8 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
     const bool t = plan.transposed, share = share_last_wave;
     if (tile.columns == 64)
         return launch_tile<CLUSTER, Tile<1, 64>>(A, B, C, M, N, K, stream, share, t);
+    if (tile.columns == 96)
+        return launch_tile<CLUSTER, Tile<1, 96>>(A, B, C, M, N, K, stream, share, t);
     if (tile.columns == 144)
         return launch_tile<slice_cluster<Tile<2, 144>>(CLUSTER), Tile<2, 144>>(A, B, C, M, N, K, stream,
                                                                               share, t);
@@ -987,6 +995,6 @@ LADDER_REGISTER_STEP(tile_config, describe, set_timeline, {"cluster2", gemm},
                      {"bm128n128", gemm_forced<2, 128, 128, true>},
                      {"bm128n192", gemm_forced<2, 128, 192, true>},
                      {"bm128n144", gemm_forced<2, 128, 144, true>},
-                     {"bm64n160", gemm_forced<2, 64, 160, true>});
+                     {"bm64n160", gemm_forced<2, 64, 160, true>}, {"bm64n96", gemm_forced<2, 64, 96, true>});
 
 }  // namespace ladder::step07

@@ -368,7 +368,8 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         {8192, 136, 4096, 128, 144, false, 128},   // N = 136: 128x144 pads 8 columns, not 56
         {160, 2048, 4096, 64, 64, false, 0},       // the long side below kLongSide: the rules below
         {14336, 160, 4096, 128, 192, false, 0},    // 224 tiles of 64x160 would make 2 waves: 128x192
-        {4096, 192, 4096, 128, 192, false, 128},   // N = 192: 128x192, 32 tiles shared (64x128 pads 64)
+        {4096, 192, 4096, 64, 96, false, 0},       // N = 192: two columns of 64x96, one wave, no split
+        {4096, 192, 8192, 128, 192, false, 128},   // K = 8192: 128x192's 32 tiles, shared (64x128 pads 64)
         {14336, 192, 4096, 128, 192, false, 0},    // 112 tiles of 128x192 instead of 128x256's padded ones
         {192, 14336, 4096, 128, 192, true, 0},     // M = 192 where the rules would pad it to 256: C^T
         {192, 8192, 4096, 128, 128, false, 0},     // M = 192, 128 tiles of 128x128: kept
@@ -416,6 +417,7 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     EXPECT_EQ(step_plan(7, "bm128n192", Problem{4096, 4096, 4096}).candidate.stages, 4);
     EXPECT_EQ(step_plan(7, "bm128n144", Problem{4096, 4096, 4096}).candidate.stages, 5);
     EXPECT_EQ(step_plan(7, "bm64n160", Problem{4096, 4096, 4096}).candidate.stages, 7);
+    EXPECT_EQ(step_plan(7, "bm64n96", Problem{4096, 4096, 4096}).candidate.stages, 10);
     const Plan fitted = step_plan(7, "", Problem{160, 8192, 4096});
     EXPECT_EQ(fitted.problem.m, 8192);
     EXPECT_EQ(fitted.candidate.bn, 160);

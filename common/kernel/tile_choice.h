@@ -199,11 +199,20 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
 // (64x160 at 136 rows: 30.4 us, its B box zero-fills 24 of 160 rows; 128x144 cannot cover 160.)
 constexpr long long kLongSide = 4096;
 constexpr long long kLongerSide = 8192;
-inline Shape short_side_tile(long long m, long long n, int sms) {
+inline Shape short_side_tile(long long m, long long n, long long k, int sms) {
     const long long side = m < n ? m : n, other = m < n ? n : m;
     if (side <= 128 || other < kLongSide) return {0, 0};
     if (side <= 144) return {128, 144};
     if (side <= 160) return (other + 63) / 64 <= sms ? Shape{64, 160} : Shape{128, 192};
+    // A short N of 161 to 192 in two columns of 64x96 tiles where they make one wave (M up
+    // to 64 x sms / 2: 4224 on 132 SMs) and K is too short to pay for 128x192's split. Each
+    // 64x96 tile walks all of K with no fix-up, reading its A rows twice from L2 (64x64
+    // would read them three times, and make two waves). Measured on the H200 (README.md
+    // section 6, tile_96_bench.log, two rounds): 4096x192x4096 19.9-20.1 us (0.93x) instead
+    // of 23.4-23.6 (0.80x, 128x192 shared four ways by stream-K), 4096x176x4096 1.02-1.06x
+    // instead of 0.86-0.87x, 4096x168x4096 0.95x instead of 0.77-0.78x; but 4096x192x8192
+    // 32.4 us against 29.7-30.1 in 128x192, whose runs are twice as long.
+    if (side <= 192 && n < m && k <= kLongSide && (m + 63) / 64 * 2 <= sms) return {64, 96};
     if (side <= 192) return {128, 192};  // a short M only where choose() says so
     if (side <= 256 && n < m && m >= kLongerSide) return {128, 256};
     return {0, 0};
@@ -245,7 +254,7 @@ inline Estimate fuller_transposed(const Estimate& given, long long m, long long 
 // H200 (README.md section 6): 4096x64x4096 in 16.5 us instead of 17.1 as C^T.
 inline Estimate choose(long long m, long long n, long long k, int sms, int cluster,
                        bool share_last_wave = true) {
-    const Shape fitted = short_side_tile(m, n, sms);
+    const Shape fitted = short_side_tile(m, n, k, sms);
     const bool t = m < n;  // the short side becomes the tiles' columns: C^T when it is M
     // A short M of 161 to 192 takes C^T in 128x192 tiles only where the rules would run two
     // rows of 128-row tiles wider than 128 (192x14336x4096: 128x256); their 128x128 or
@@ -259,7 +268,9 @@ inline Estimate choose(long long m, long long n, long long k, int sms, int clust
         Estimate e = t ? estimate(n, m, k, sms, cluster, fitted, share_last_wave)
                        : estimate(m, n, k, sms, cluster, fitted, share_last_wave);
         e.transposed = t;
-        e.reason = fitted.columns == 144   ? "a short side of 129 to 144 fits one 144-column tile"
+        e.reason = fitted.columns == 96    ? "a short N of 161 to 192 fits two columns of 64x96 tiles, one "
+                                             "wave with no split of K"
+                   : fitted.columns == 144 ? "a short side of 129 to 144 fits one 144-column tile"
                    : fitted.columns == 160 ? "a short side of 145 to 160 fits one 160-column tile"
                    : fitted.columns == 192 ? "a short side of 161 to 192, or of 145 to 160 with more than a "
                                              "wave of 64x160 tiles, fits one 192-column tile"
