@@ -101,7 +101,8 @@ namespace ladder::step07_cg {
 //     fill its waves better, at the price of more bytes from L2 per FLOP (128x128: 32 KB a
 //     stage for half the math of 128x256's 48 KB).
 //   * 144 and 160 columns fit a problem: 12 x 11 = 132 tiles of 128x144 cover 1536^2 in one
-//     wave of the H200's 132 SMs, and a short side of 129 to 160 fits one tile's width.
+//     wave of the H200's 132 SMs, and a short side of 129 to 160 fits one tile's width;
+//     and 96 columns cut a short N of 161 to 192 into two columns of 64x96 tiles.
 // The planner picks one per problem (common/kernel/tile_choice.h, README.md section 6). A third
 // consumer (192x256, 22% fewer bytes per FLOP) does not compile: 512 threads start with
 // 65536/512 = 128 registers each, ptxas allocates the whole kernel within that, and a
