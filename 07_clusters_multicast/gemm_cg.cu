@@ -857,7 +857,20 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     // 1000x1992x2056 in 25.3 us instead of 28.9 (README.md, section 6).
     const CUtensorMapL2promotion promotion =
         K % BK == 0 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
-    CUtensorMap a_map{}, b_map{}, c_map{};
+    // An operand's map (boxes of box_rows rows by BK) and its edge map, whose box holds
+    // edge_rows rows: the same map where the box is whole.
+    auto operand_maps = [&](const __nv_bfloat16* base, int rows, int box_rows, int edge_rows,
+                            CUtensorMap* whole, CUtensorMap* edge) {
+        if (cudaError_t err = make_tensor_map_2d(whole, base, rows, K, box_rows, BK,
+                                                 CU_TENSOR_MAP_SWIZZLE_128B, kStep, promotion);
+            err != cudaSuccess)
+            return err;
+        *edge = *whole;
+        if (edge_rows == box_rows) return cudaSuccess;
+        return make_tensor_map_2d(edge, base, rows, K, edge_rows, BK, CU_TENSOR_MAP_SWIZZLE_128B, kStep,
+                                  promotion);
+    };
+    CUtensorMap a_map{}, a_edge_map{}, b_map{}, b_edge_map{}, c_map{};
     // The last row of tiles gets an A map of its own whose box holds only the rows left
     // (rounded up to whole 8-row swizzle atoms): TMA's zero fill of the rows past M is not
     // free. The stage keeps its BM rows; the ones no box writes feed only rows of C that are
@@ -865,36 +878,19 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     // (64x64 tiles), 160x8192x4096 in 28.2 us instead of 40.7 (128x128 tiles).
     const int a_edge_rows = layout::edge_box_rows(M, BM);
     const uint32_t a_edge_bytes = static_cast<uint32_t>(a_edge_rows) * BK * sizeof(__nv_bfloat16);
-    if (cudaError_t err = make_tensor_map_2d(&a_map, A, M, K, BM, BK,
-                                             CU_TENSOR_MAP_SWIZZLE_128B, kStep, promotion);
-        err != cudaSuccess)
-        return err;
-    CUtensorMap a_edge_map = a_map;  // the same map where M is whole tiles
-    if (a_edge_rows != BM) {
-        if (cudaError_t err = make_tensor_map_2d(&a_edge_map, A, M, K, a_edge_rows, BK,
-                                                 CU_TENSOR_MAP_SWIZZLE_128B, kStep, promotion);
-            err != cudaSuccess)
-            return err;
-    }
-    const int b_box_rows = clustered ? B_SLICE_ROWS<CLUSTER, T> : BN;
-    if (cudaError_t err = make_tensor_map_2d(&b_map, B, N, K, b_box_rows, BK, CU_TENSOR_MAP_SWIZZLE_128B,
-                                             kStep, promotion);
-        err != cudaSuccess)
+    if (cudaError_t err = operand_maps(A, M, BM, a_edge_rows, &a_map, &a_edge_map); err != cudaSuccess)
         return err;
     // Likewise the B slice that holds the last column of C, where N is not whole tiles and
     // that slice is not whole: its box holds the rows left in it (the kernel picks it out).
     // Measured (README.md, section 6): 1920x1080x4096 in 30.0 us instead of 36.0 (128x144
     // tiles, the last column's box half zeros), 4096x224x4096 in 20.2 instead of 27.8,
     // 14336x160x4096 in 39.8 instead of 41.9 (32 of 192 rows zero-filled in every tile).
+    const int b_box_rows = clustered ? B_SLICE_ROWS<CLUSTER, T> : BN;
     const int b_edge_rows = layout::edge_box_rows(N % BN, b_box_rows);
     const uint32_t b_edge_bytes = static_cast<uint32_t>(b_edge_rows) * BK * sizeof(__nv_bfloat16);
-    CUtensorMap b_edge_map = b_map;
-    if (b_edge_rows != b_box_rows) {
-        if (cudaError_t err = make_tensor_map_2d(&b_edge_map, B, N, K, b_edge_rows, BK,
-                                                 CU_TENSOR_MAP_SWIZZLE_128B, kStep, promotion);
-            err != cudaSuccess)
-            return err;
-    }
+    if (cudaError_t err = operand_maps(B, N, b_box_rows, b_edge_rows, &b_map, &b_edge_map);
+        err != cudaSuccess)
+        return err;
     // The C map's row pitch N*2 bytes must be a multiple of 16: N % 8 == 0. Otherwise, and
     // for C^T, the kernel stores directly (and never touches c_map, left zeroed).
     const int c_store = transposed ? kStoreTransposed : N % 8 == 0 ? kStoreTma : kStoreDirect;
