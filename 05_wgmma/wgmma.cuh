@@ -322,4 +322,34 @@ __device__ __forceinline__ void wgmma_m64n96k16(float (&acc)[WGMMA_M64N96_ACC_RE
         : "memory");
 }
 
+// N = 224: a 64 x 224 piece of D in 112 registers of each thread, for step 07's 224-column
+// tiles (1792 = 8 x 224: 14 x 8 = 112 tiles of 1792^2, none padded). SASS: HGMMA.64x224x16.F32.BF16.
+constexpr int WGMMA_M64N224_ACC_REGS = 64 * 224 / 128;  // fp32 accumulators per thread
+__device__ __forceinline__ void wgmma_m64n224k16(float (&acc)[WGMMA_M64N224_ACC_REGS],
+                                                 uint64_t desc_a, uint64_t desc_b,
+                                                 uint32_t accumulate) {
+    asm volatile(
+        "{\n"
+        ".reg .pred accumulate;\n"
+        "setp.ne.b32 accumulate, %114, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n224k16.f32.bf16.bf16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9,"
+        " %10, %11, %12, %13, %14, %15, %16, %17, %18, %19,"
+        " %20, %21, %22, %23, %24, %25, %26, %27, %28, %29,"
+        " %30, %31, %32, %33, %34, %35, %36, %37, %38, %39,"
+        " %40, %41, %42, %43, %44, %45, %46, %47, %48, %49,"
+        " %50, %51, %52, %53, %54, %55, %56, %57, %58, %59,"
+        " %60, %61, %62, %63, %64, %65, %66, %67, %68, %69,"
+        " %70, %71, %72, %73, %74, %75, %76, %77, %78, %79,"
+        " %80, %81, %82, %83, %84, %85, %86, %87, %88, %89,"
+        " %90, %91, %92, %93, %94, %95, %96, %97, %98, %99,"
+        " %100, %101, %102, %103, %104, %105, %106, %107, %108, %109,"
+        " %110, %111},"
+        " %112, %113, accumulate, 1, 1, 0, 0;\n"
+        "}\n"
+        : LADDER_ACC32(0), LADDER_ACC32(32), LADDER_ACC32(64), LADDER_ACC8(96), LADDER_ACC8(104)
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate)
+        : "memory");
+}
+
 }  // namespace ladder

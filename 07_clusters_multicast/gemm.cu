@@ -77,14 +77,16 @@ namespace ladder::step07 {
 // m64n256k16 into 64*256/128 = 128 fp32 accumulators per thread, so each consumer owns 64
 // rows of a 256-column tile. What this step adds is the choice of the tile per problem,
 // Tile<CONSUMERS, COLUMNS>: 1 or 2 consumers (64 or 128 rows) by 64 to 256 columns (wgmma
-// m64nNk16 with N = 256, 192, 160, 144, 128, 96 or 64: N/2 accumulators per thread).
+// m64nNk16 with N = 256, 224, 192, 160, 144, 128, 96 or 64: N/2 accumulators per thread).
 //   * 128x256 (step 06's tile) is the ladder's shape for large problems.
 //   * The smaller tiles make more tiles: they fill the GPU when the problem has few, or
 //     fill its waves better, at the price of more bytes from L2 per FLOP (128x128: 32 KB a
 //     stage for half the math of 128x256's 48 KB).
 //   * 144 and 160 columns fit a problem: 12 x 11 = 132 tiles of 128x144 cover 1536^2 in one
 //     wave of the H200's 132 SMs, and a short side of 129 to 160 fits one tile's width;
-//     and 96 columns cut a short N of 161 to 192 into two columns of 64x96 tiles.
+//     and 96 columns cut a short N of 161 to 192 into two columns of 64x96 tiles; 64x192
+//     tiles take a short M of 161 to 192 as three rows; 224 columns fit 1792 = 8 x 224 and a
+//     short N of 193 to 224.
 // The planner picks one per problem (common/kernel/tile_choice.h, README.md section 6). A third
 // consumer (192x256, 22% fewer bytes per FLOP) does not compile: 512 threads start with
 // 65536/512 = 128 registers each, ptxas allocates the whole kernel within that, and a
@@ -97,7 +99,8 @@ namespace ladder::step07 {
 //   128x256: 32 KB + 4 stages x 48 KB = 224 KB      128x128: 32 KB + 6 stages x 32 KB = 224 KB
 //   128x192: 32 KB + 4 stages x 40 KB = 192 KB     64x64:   16 KB + 13 stages x 16 KB = 224 KB
 //   128x144: 32 KB + 5 stages x 34 KB = 202 KB     64x160:  16 KB + 7 stages x 28 KB = 212 KB
-//                                                  64x96:   16 KB + 10 stages x 20 KB = 216 KB
+//   128x224: 32 KB + 4 stages x 44 KB = 208 KB     64x96:   16 KB + 10 stages x 20 KB = 216 KB
+//                                                  64x192:  16 KB + 6 stages x 32 KB = 208 KB
 // (All of a consumer's 64x256 piece would be 32 KB: it is stored in two 128-column halves
 // through one 16 KB buffer, waiting for the first store to have read the buffer before
 // the second, so that the stages keep the room.)
@@ -132,10 +135,10 @@ struct Tile {
     // A consumer's partial tile for stream-K: 64 x BN fp32 (64 KB at BN = 256).
     static constexpr int PARTIAL_FLOATS = WGMMA_M * BN;
     // Columns the TMA store writes: whole 64-column boxes. The rest of a width that is not
-    // a multiple of 64 (the last 16 of 144, the last 32 of 160 and of 96) is stored directly.
+    // a multiple of 64 (the last 16 of 144, the last 32 of 160, 96 and 224) is stored directly.
     static constexpr int TMA_COLUMNS = BN / C_BOX * C_BOX;
     // Columns the epilogue stages per round through the consumer's 64x128 C buffer: 128,
-    // or one 64-column box at a time where 128 does not divide them (192).
+    // or one 64-column box at a time where 128 does not divide them (the 192 of 192 and of 224).
     static constexpr int EPI_COLUMNS = TMA_COLUMNS % EPI_N == 0 ? EPI_N : C_BOX;
     // The most stages that fit beside the C staging, the barriers and the alignment slack.
     static constexpr int STAGES =
@@ -164,7 +167,7 @@ struct Tile {
 
     static_assert(CONSUMERS >= 1 && CONSUMERS <= MAX_CONSUMERS, "64 or 128 rows");
     static_assert(BN == 64 || BN == 96 || BN == 128 || BN == 144 || BN == 160 || BN == 192 ||
-                      BN == 256,
+                      BN == 224 || BN == 256,
                   "wgmma m64n{64,96,128,144,160,192,256}k16 (wgmma.cuh)");
     static_assert(TMA_COLUMNS % EPI_COLUMNS == 0 && EPI_COLUMNS % C_BOX == 0,
                   "whole store boxes per round");
@@ -215,7 +218,9 @@ static_assert(Tile<2, 192>::STAGES == 4 && Tile<2, 192>::STAGES == tile_choice::
               "the derivation above");
 static_assert(Tile<1, 64>::STAGES == 13 && Tile<1, 64>::STAGES == tile_choice::stages({64, 64}),
               "the derivation above");
-static_assert(Tile<1, 96>::STAGES == 10 && Tile<1, 96>::STAGES == tile_choice::stages({64, 96}),
+static_assert(Tile<1, 96>::STAGES == 10 && Tile<1, 96>::STAGES == tile_choice::stages({64, 96}) &&
+                  Tile<1, 192>::STAGES == 6 && Tile<1, 192>::STAGES == tile_choice::stages({64, 192}) &&
+                  Tile<2, 224>::STAGES == 4 && Tile<2, 224>::STAGES == tile_choice::stages({128, 224}),
               "the derivation above");
 static_assert(Tile<2, 144>::STAGES == 5 && Tile<2, 144>::STAGES == tile_choice::stages({128, 144}) &&
                   Tile<1, 160>::STAGES == 7 && Tile<1, 160>::STAGES == tile_choice::stages({64, 160}),
@@ -230,7 +235,7 @@ constexpr int slice_cluster(int cluster) {
     return (T::BN / cluster) % 8 == 0 ? cluster : slice_cluster<T>(cluster / 2);
 }
 static_assert(slice_cluster<Tile<2, 144>>(4) == 2 && slice_cluster<Tile<1, 160>>(4) == 4 &&
-                  slice_cluster<Tile<1, 96>>(4) == 4 &&
+                  slice_cluster<Tile<1, 96>>(4) == 4 && slice_cluster<Tile<2, 224>>(4) == 4 &&
                   slice_cluster<Tile<2, 256>>(4) == 4,
               "the cluster sizes each tile runs");
 
@@ -610,6 +615,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                     const uint64_t b = smem_descriptor_with_lo(b_desc + k_step);
                     // The tile's width is the wgmma's N (wgmma.cuh has each shape).
                     if constexpr (BN == 256) wgmma_m64n256k16(acc, a, b, accumulate);
+                    else if constexpr (BN == 224) wgmma_m64n224k16(acc, a, b, accumulate);
                     else if constexpr (BN == 192) wgmma_m64n192k16(acc, a, b, accumulate);
                     else if constexpr (BN == 160) wgmma_m64n160k16(acc, a, b, accumulate);
                     else if constexpr (BN == 144) wgmma_m64n144k16(acc, a, b, accumulate);
@@ -944,8 +950,12 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
         return launch_tile<CLUSTER, Tile<1, 128>>(A, B, C, M, N, K, stream, share, t);
     if (tile.rows == 128 && tile.columns == 128)
         return launch_tile<CLUSTER, Tile<2, 128>>(A, B, C, M, N, K, stream, share, t);
+    if (tile.rows == 64 && tile.columns == 192)
+        return launch_tile<CLUSTER, Tile<1, 192>>(A, B, C, M, N, K, stream, share, t);
     if (tile.columns == 192)
         return launch_tile<CLUSTER, Tile<2, 192>>(A, B, C, M, N, K, stream, share, t);
+    if (tile.columns == 224)
+        return launch_tile<CLUSTER, Tile<2, 224>>(A, B, C, M, N, K, stream, share, t);
     if (tile.rows == 64)
         return launch_tile<CLUSTER, Tile<1, 256>>(A, B, C, M, N, K, stream, share, t);
     return launch_tile<CLUSTER, Tile<2, 256>>(A, B, C, M, N, K, stream, share, t);
@@ -992,6 +1002,8 @@ LADDER_REGISTER_STEP(tile_config, describe, set_timeline, {"cluster2", gemm},
                      {"bm128n128", gemm_forced<2, 128, 128, true>},
                      {"bm128n192", gemm_forced<2, 128, 192, true>},
                      {"bm128n144", gemm_forced<2, 128, 144, true>},
-                     {"bm64n160", gemm_forced<2, 64, 160, true>}, {"bm64n96", gemm_forced<2, 64, 96, true>});
+                     {"bm64n160", gemm_forced<2, 64, 160, true>}, {"bm64n96", gemm_forced<2, 64, 96, true>},
+                     {"bm128n224", gemm_forced<2, 128, 224, true>},
+                     {"bm64n192", gemm_forced<2, 64, 192, true>});
 
 }  // namespace ladder::step07

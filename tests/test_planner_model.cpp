@@ -354,6 +354,7 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     const Case cases[] = {
         {512, 512, 512, 64, 64, false, 0},         // 8 tiles of 128x256: 64 of 64x64, one wave
         {1024, 1024, 1024, 64, 128, false, 0},     // 32 of 128x256; 256 of 64x64 make 2 waves
+        {1792, 1792, 1792, 128, 224, false, 0},    // 112 of 128x224 (85% full), 98 of 128x256 (74%)
         {1536, 1536, 1536, 128, 144, false, 0},    // 132 of 128x144: one full wave (72 of 128x256, 96 of 128x192)
         {2048, 1152, 4096, 128, 144, false, 0},    // 128 of 128x144 (97% full), 96 of 128x192 (73%)
         {2048, 2048, 2048, 128, 256, false, 0},    // 128 tiles: one full wave
@@ -361,7 +362,7 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         {3000, 5000, 2048, 128, 192, false, 0},    // waves 91% full in 128x256, 98% in 128x192
         {1000, 1992, 2056, 128, 128, false, 0},    // 64 of 128x256: at most half the SMs
         {256, 8192, 4096, 128, 128, false, 0},     // the same count, 128 tiles of 128x128
-        {192, 8192, 4096, 128, 128, false, 0},     // one wave either way; rows past M cost little
+        {192, 8192, 4096, 64, 192, false, 0},      // M = 192: three rows of 64x192, 129 tiles, none padded
         {160, 8192, 4096, 64, 160, true, 0},       // M = 160: C^T in 128 tiles of 64x160, no padding
         {8192, 160, 4096, 64, 160, false, 0},      // N = 160: the same tiles, C stored by TMA
         {144, 8192, 4096, 128, 144, true, 128},    // M = 144: C^T, 64 tiles of 128x144, shared
@@ -372,13 +373,15 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         {4096, 192, 8192, 128, 192, false, 128},   // K = 8192: 128x192's 32 tiles, shared (64x128 pads 64)
         {14336, 192, 4096, 128, 192, false, 0},    // 112 tiles of 128x192 instead of 128x256's padded ones
         {192, 14336, 4096, 128, 192, true, 0},     // M = 192 where the rules would pad it to 256: C^T
-        {192, 8192, 4096, 128, 128, false, 0},     // M = 192, 128 tiles of 128x128: kept
+        {176, 8192, 8192, 64, 192, false, 0},      // M = 176: the same tiles, 16 rows padded, not 80
+        {224, 14336, 4096, 128, 224, false, 0},    // 128 of 128x224, an eighth less work per SM than 128x256
         {8192, 224, 4096, 128, 128, true, 0},      // N = 224: C^T, 128 tiles of 128x128 (128x256: 64)
-        {14336, 224, 4096, 128, 256, false, 0},    // 112 of 128x256; C^T would make 224 of 128x128
+        {14336, 224, 4096, 128, 224, false, 0},    // N = 224 fits one 224-column tile; C^T would do as much per SM
+        {14336, 256, 4096, 128, 224, true, 0},     // C^T: 128 of 128x224, less work per SM than 112 of 128x256
         {3072, 1024, 2048, 128, 192, true, 0},     // C^T: 128 tiles of 128x192 (96 of 128x256 as given)
         {4096, 1024, 2048, 128, 256, false, 0},    // 128 tiles either way: as given
         {6144, 1024, 2048, 128, 128, false, 0},    // 384 tiles of 128x128, as full as 128x144's, no padding
-        {192, 4096, 4096, 64, 128, false, 0},      // C^T would fill the wave, but pad a quarter of it
+        {192, 4096, 4096, 64, 192, false, 132},    // 66 of 64x192, each shared by two CTAs
         {2560, 2560, 2560, 128, 144, false, 0},    // 2.73 waves of 128x144 (91%), 128x256 76%
         {8192, 192, 4096, 128, 192, false, 128},   // 128x192 fits N = 192 exactly
         {4096, 4096, 4096, 128, 256, false, 0},    // 4 waves; sharing the last one does not pay
@@ -418,6 +421,9 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     EXPECT_EQ(step_plan(7, "bm128n144", Problem{4096, 4096, 4096}).candidate.stages, 5);
     EXPECT_EQ(step_plan(7, "bm64n160", Problem{4096, 4096, 4096}).candidate.stages, 7);
     EXPECT_EQ(step_plan(7, "bm64n96", Problem{4096, 4096, 4096}).candidate.stages, 10);
+    EXPECT_EQ(step_plan(7, "bm128n224", Problem{4096, 4096, 4096}).candidate.stages, 4);
+    EXPECT_EQ(step_plan(7, "bm64n192", Problem{4096, 4096, 4096}).candidate.bm, 64);
+    EXPECT_EQ(step_plan(7, "bm64n192", Problem{4096, 4096, 4096}).candidate.stages, 6);
     const Plan fitted = step_plan(7, "", Problem{160, 8192, 4096});
     EXPECT_EQ(fitted.problem.m, 8192);
     EXPECT_EQ(fitted.candidate.bn, 160);

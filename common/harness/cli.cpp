@@ -48,10 +48,12 @@ std::vector<Shape> small_shapes() {
     // 2049x2088x72 runs 187 tiles of 128x192 in clusters: the last column of tiles holds 168
     // of N's columns, so the B slice that holds C's last column is an edge box (72 rows of
     // 96 in clusters of 2, 24 of 48 in clusters of 4) that every CTA of the cluster receives.
-    // 4096x192x72 runs two columns of 64x96 tiles (the last 32 columns stored directly).
+    // 4096x192x72 runs two columns of 64x96 tiles (the last 32 columns stored directly), and
+    // 176x4096x72 three rows of 64x192 tiles as given, the last row's A box 48 rows. (Every
+    // variant runs every shape here: bm128n224 runs the 128x224 tile on all of them.)
     return {{1, 1, 8},         {127, 129, 72},   {129, 257, 200},  {256, 256, 256}, {64, 64, 520},
             {256, 500, 4096},  {2049, 2303, 72}, {150, 4096, 72}, {1536, 1536, 72},
-            {2049, 2088, 72},  {4096, 192, 72}};
+            {2049, 2088, 72},  {4096, 192, 72},  {176, 4096, 72}};
 }
 
 bool cpu_reference_fits(const Shape& s) {

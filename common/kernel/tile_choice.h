@@ -17,8 +17,8 @@
 
 namespace ladder::tile_choice {
 
-// A tile's rows (64 or 128) and columns: 64, 128, 160 or 256 with 64 rows; 128, 144, 192 or
-// 256 with 128.
+// A tile's rows (64 or 128) and columns: 64, 96, 128, 160, 192 or 256 with 64 rows; 128, 144,
+// 192, 224 or 256 with 128.
 struct Shape {
     int rows, columns;
 };
@@ -83,6 +83,9 @@ inline double useful_columns(long long n, Shape tile) {
     const long long cols = (n + tile.columns - 1) / tile.columns * tile.columns;
     return static_cast<double>(n) / static_cast<double>(cols);
 }
+
+// Elements of C one tile computes: in a wave, each SM's work.
+inline long long tile_area(Shape tile) { return static_cast<long long>(tile.rows) * tile.columns; }
 
 // How full the waves of a schedule are: units / (waves * slots), 1 when every wave is full.
 inline double wave_fill(const Estimate& e) {
@@ -161,6 +164,20 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
         e.reason = "128x144's waves are fuller than 128x256's, 128x192's and 128x128's";
         return e;
     }
+    // 128x224 where its waves are fuller than 128x256's and no emptier than 128x192's and
+    // 128x128's: the fewest bytes per FLOP after 128x256. Measured on the H200 (README.md
+    // section 6, tile_224_and_64x192_bench.log): 1792^3 (14 x 8 = 112 tiles, one wave 85%
+    // full, against 98 of 128x256, 74%) in 23.0-23.1 us (0.93x) instead of 24.6 (0.87x);
+    // 1792x1792x4096 0.97-0.98x instead of 0.89x; 224x14336x4096 0.96x instead of 0.91x;
+    // 256x14336x4096 0.96-1.01x instead of 0.95-0.96x (128 tiles of 128x224 against 112 of
+    // 128x256: one wave either way, an eighth less work per SM).
+    const Estimate wider = estimate(m, n, k, sms, cluster, {128, 224}, share_last_wave);
+    if (wave_fill(wider) >= wave_fill(large) + kFillGain &&
+        wave_fill(wider) >= std::max(wave_fill(wide), wave_fill(half))) {
+        Estimate e = wider;
+        e.reason = "128x224's waves are fuller than 128x256's";
+        return e;
+    }
     if (wave_fill(wide) >= wave_fill(large) + kFillGain) {
         Estimate e = wide;
         e.reason = "128x192's waves are fuller than 128x256's";
@@ -183,9 +200,11 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
 //   * 145 to 160: 64x160 (one consumer warpgroup, twice the tiles) where its tiles make one
 //     wave, else 128x192, which makes half as many;
 //   * 161 to 192: 128x192; for a short M only where choose_tile would give 128-row tiles
-//     wider than 128, whose second row is mostly padding (see choose).
-// And a short N of 193 to 256, with M at least kLongerSide, gets 128x256 (the rules below
-// would give 128x128, twice the tiles, but with a second column of tiles mostly padding);
+//     wider than 128, whose second row is mostly padding (see choose). A short M where
+//     three rows of 64x192 tiles make one wave runs them instead, as given (below).
+// And a short N of 193 to 256, with M at least kLongerSide, gets 128x224 up to 224, else
+// 128x256 (the rules below would give 128x128, twice the tiles, but with a second column
+// of tiles mostly padding);
 // a short M of 193 to 256 keeps them (256x8192x4096: 128x128 0.97x cuBLAS, 128x256
 // 0.89x). Measured on the H200
 // (README.md section 6), against the tiles the rules below give:
@@ -213,7 +232,19 @@ inline Shape short_side_tile(long long m, long long n, long long k, int sms) {
     // instead of 0.86-0.87x, 4096x168x4096 0.95x instead of 0.77-0.78x; but 4096x192x8192
     // 32.4 us against 29.7-30.1 in 128x192, whose runs are twice as long.
     if (side <= 192 && n < m && k <= kLongSide && (m + 63) / 64 * 2 <= sms) return {64, 96};
+    // A short M of 161 to 192 as three rows of 64x192 tiles, as given, where they make one
+    // wave (N up to 192 x sms / 3: 8448 on 132 SMs): no row padded past the next 64, where
+    // 128x128 multiplies a second row of tiles that is half padding or more. Measured on the
+    // H200 (README.md section 6, tile_224_and_64x192_bench.log): 192x8192x8192 45.6-45.9 us
+    // (1.00x) instead of 49.5-49.9 (0.90-0.92x, 128x128); 176x8192x8192 1.01-1.05x instead
+    // of 0.94-0.95x; 192x8192x4096 0.96-0.97x instead of 0.91-0.94x; 192x6144x4096
+    // 0.99-1.06x instead of 0.95x. A short N gains nothing from it (8192x192x8192: 0.91x
+    // against 0.92-0.93x; 6144x192x8192: 0.79x against 1.00x in 128x192 shared by stream-K).
+    if (side <= 192 && m < n && (n + 191) / 192 * 3 <= sms) return {64, 192};
     if (side <= 192) return {128, 192};  // a short M only where choose() says so
+    // A short N of 193 to 224 fits a 224-column tile: 14336x224x4096 in 43.6-44.4 us (0.99x)
+    // instead of 46.8 (0.92x) in 128x256 (tile_224_and_64x192_bench.log).
+    if (side <= 224 && n < m && m >= kLongerSide) return {128, 224};
     if (side <= 256 && n < m && m >= kLongerSide) return {128, 256};
     return {0, 0};
 }
@@ -225,8 +256,12 @@ inline Shape short_side_tile(long long m, long long n, long long k, int sms) {
 inline bool transposes(long long m, long long n) { return n <= 128 && m > n; }
 
 // The problem as given, or C^T where the transposed problem's tiles fill the waves better
-// by kFillGain or more, in no more waves, and pad no more of their columns: the tile grid
-// is then the other way round, a row of tiles becomes a column. Measured on the H200
+// by kFillGain or more, in no more waves, pad no more of their columns, and give each SM
+// less to compute (waves x tile area): the tile grid is then the other way round, a row of
+// tiles becomes a column. 14336x224x4096 stays as given in 112 tiles of 128x224: C^T's 128
+// tiles of 128x224 fill the wave better but give each SM as much, and its C^T stores cost
+// (44.4-44.6 us against 43.6-43.7, tile_224_and_64x192_bench.log); 14336x256x4096 goes
+// C^T in 128 tiles of 128x224 (45.8 us against 47.0 in 112 of 128x256). Measured on the H200
 // (README.md section 6), each in one process against cuBLAS: 3072x1024x2048 in 23.5 us as
 // C^T (128 tiles of 128x192, one wave 97% full) instead of 26.8 (96 of 128x256, 73%);
 // 8192x224x4096 in 29.5 us (128 of 128x128) instead of 32.7 (64 of 128x256 shared by
@@ -238,7 +273,8 @@ inline Estimate fuller_transposed(const Estimate& given, long long m, long long 
     if (given.tiles == 0) return given;  // an empty problem: nothing to turn round
     Estimate swapped = choose_tile(n, m, k, sms, cluster, share_last_wave);
     if (swapped.waves > given.waves || wave_fill(swapped) < wave_fill(given) + kFillGain ||
-        useful_columns(m, swapped.shape) < useful_columns(n, given.shape))
+        useful_columns(m, swapped.shape) < useful_columns(n, given.shape) ||
+        swapped.waves * tile_area(swapped.shape) >= given.waves * tile_area(given.shape))
         return given;
     swapped.transposed = true;
     swapped.reason = "the transposed problem's tiles fill the waves better";
@@ -255,7 +291,9 @@ inline Estimate fuller_transposed(const Estimate& given, long long m, long long 
 inline Estimate choose(long long m, long long n, long long k, int sms, int cluster,
                        bool share_last_wave = true) {
     const Shape fitted = short_side_tile(m, n, k, sms);
-    const bool t = m < n;  // the short side becomes the tiles' columns: C^T when it is M
+    // The short side becomes the tiles' columns: C^T when it is M, except in 64x192 tiles,
+    // which take a short M as given, as three rows of tiles.
+    const bool t = m < n && !(fitted.rows == 64 && fitted.columns == 192);
     // A short M of 161 to 192 takes C^T in 128x192 tiles only where the rules would run two
     // rows of 128-row tiles wider than 128 (192x14336x4096: 128x256); their 128x128 or
     // 64-row tiles pay less than C^T's stores.
@@ -272,10 +310,13 @@ inline Estimate choose(long long m, long long n, long long k, int sms, int clust
                                              "wave with no split of K"
                    : fitted.columns == 144 ? "a short side of 129 to 144 fits one 144-column tile"
                    : fitted.columns == 160 ? "a short side of 145 to 160 fits one 160-column tile"
+                   : fitted.rows == 64     ? "a short M of 161 to 192 fits three rows of 64x192 tiles, one "
+                                             "wave"
+                   : fitted.columns == 224 ? "a short N of 193 to 224 fits one 224-column tile"
                    : fitted.columns == 192 ? "a short side of 161 to 192, or of 145 to 160 with more than a "
                                              "wave of 64x160 tiles, fits one 192-column tile"
                                            : "a short N of 193 to 256 fits one 256-column tile";
-        return fitted.columns == 256 ? fuller_transposed(e, m, n, k, sms, cluster, share_last_wave) : e;
+        return fitted.columns >= 224 ? fuller_transposed(e, m, n, k, sms, cluster, share_last_wave) : e;
     }
     if (!transposes(m, n))
         return fuller_transposed(choose_tile(m, n, k, sms, cluster, share_last_wave), m, n, k, sms, cluster,
