@@ -122,7 +122,7 @@ struct SharedStorage {
     alignas(1024) __nv_bfloat16 a[STAGES][BM * BK];
     alignas(1024) __nv_bfloat16 b[STAGES][BN * BK];
     uint64_t full_barrier[STAGES];  // phase completes when both boxes of the stage have landed
-    uint64_t empty_barrier[STAGES];  // phase completes when all 8 warps' MMAs on it are done
+    uint64_t empty_barrier[STAGES];  // phase completes when every wgmma that read the stage is done
 };
 // The dynamic shared memory base is only guaranteed 16-byte aligned: allocate 1 KB more
 // and round the base up. 4 stages: 196608 + 64 -> sizeof 197632 (padded to 1024) + 1024
