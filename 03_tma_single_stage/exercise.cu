@@ -382,13 +382,13 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
 
     CUtensorMap a_map;
     CUtensorMap b_map;
-    if (cudaError_t err = make_tensor_map_2d(&a_map, A, M, K, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B,
-                                             kStep);
+    if (cudaError_t err =
+            make_tensor_map_2d(&a_map, A, M, K, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B, kStep);
         err != cudaSuccess)
         return err;
     // EXERCISE BEGIN: B's boxes are half as tall
-    if (cudaError_t err = make_tensor_map_2d(&b_map, B, N, K, B_BOX_ROWS, BK,
-                                             CU_TENSOR_MAP_SWIZZLE_128B, kStep);
+    if (cudaError_t err =
+            make_tensor_map_2d(&b_map, B, N, K, B_BOX_ROWS, BK, CU_TENSOR_MAP_SWIZZLE_128B, kStep);
         err != cudaSuccess)
         return err;
     // EXERCISE END
