@@ -116,7 +116,6 @@ static_assert(ACC_REGS == 128, "the register budget above assumes 128 accumulato
 // Device helpers new to this step
 // -------------------------------------------------------------------------------------
 
-
 // Written out in mma_sync.cuh beside this file, with the text that explains them (read it
 // after the cp.async helpers below): swizzled_offset, ldmatrix_x4 and mma_m16n8k16_bf16.
 // swizzled_offset (common/kernel/layout.h) assumes this step's row geometry:

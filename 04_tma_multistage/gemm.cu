@@ -137,7 +137,6 @@ static_assert(STAGES >= 3, "one slot read, one landing, one being refilled");
 // (swizzled_offset, ldmatrix_x4 and mma_m16n8k16_bf16 come from mma_sync.cuh; wait_barrier,
 // tma_load_2d and arrive_expect_tx from tma.cuh.)
 
-
 // -------------------------------------------------------------------------------------
 // Device helpers new to this step
 // -------------------------------------------------------------------------------------
