@@ -72,14 +72,16 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
 // -------------------------------------------------------------------------------------
 cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
                  int K, cudaStream_t stream) {
-    if (cudaError_t err = check_gemm_args("01_naive", A, B, C, M, N, K, NeedsArch::Sm80);
+    constexpr const char* kStep = "01_naive";
+    if (cudaError_t err = check_gemm_args(kStep, A, B, C, M, N, K, NeedsArch::Sm80);
         err != cudaSuccess)
         return err;
+
     const dim3 block(BN, BM);
     const int row_blocks = (M + BM - 1) / BM;
     const dim3 grid((N + BN - 1) / BN, row_blocks < 65535 ? row_blocks : 65535);  // grid.y <= 65535
     gemm_kernel<<<grid, block, 0, stream>>>(A, B, C, M, N, K);
-    return check_launch("01_naive");
+    return check_launch(kStep);
 }
 
 TileConfig tile_config() {

@@ -85,7 +85,7 @@ constexpr int ACC_REGS = MMA_TILES_M * MMA_TILES_N * 4;
 
 // Copies: one cp.async moves a 16-byte chunk = 8 bf16. A row of a k-block is 8 chunks, so
 // the 256 threads cover 32 rows per pass: 4 passes for A, 8 for B, 12 cp.async per thread.
-constexpr int CHUNK_BYTES = 16;
+constexpr int CHUNK_BYTES = 16;                                                     // one swizzle unit
 constexpr int CHUNK_ELEMS = CHUNK_BYTES / static_cast<int>(sizeof(__nv_bfloat16));  // 8
 constexpr int ROW_BYTES = BK * static_cast<int>(sizeof(__nv_bfloat16));           // 128
 constexpr int CHUNKS_PER_ROW = ROW_BYTES / CHUNK_BYTES;                             // 8
@@ -101,7 +101,7 @@ static_assert(BM % (WARPS_M * MMA_M) == 0 && BN % (WARPS_N * MMA_N) == 0, "warps
 static_assert(MMA_TILES_N % 2 == 0, "one ldmatrix.x4 loads the B fragments of two n8 tiles");
 static_assert(BK % MMA_K == 0, "a k-block is whole k-steps");
 static_assert(ROW_BYTES == 128 && CHUNKS_PER_ROW == 8,
-              "the swizzle XORs a 3-bit chunk index: rows must be 8 chunks of 16 bytes");
+              "the 128-byte swizzle XORs a 3-bit chunk index: rows must be 8 chunks of 16 bytes");
 static_assert(WARP_TILE_M % 8 == 0 && WARP_TILE_N % 8 == 0 && MMA_M % 8 == 0 && MMA_N % 8 == 0,
               "ldmatrix row groups start on a multiple of 8 rows (so row % 8 == lane % 8)");
 static_assert(THREADS % CHUNKS_PER_ROW == 0, "a thread copies the same chunk column every time");
@@ -115,7 +115,6 @@ static_assert(ACC_REGS == 128, "the register budget above assumes 128 accumulato
 // -------------------------------------------------------------------------------------
 // Device helpers new to this step
 // -------------------------------------------------------------------------------------
-
 
 // Written out in mma_sync.cuh beside this file, with the text that explains them (read it
 // after the cp.async helpers below): swizzled_offset, ldmatrix_x4 and mma_m16n8k16_bf16.

@@ -112,7 +112,7 @@ static_assert(MMA_TILES_N % 2 == 0, "one ldmatrix.x4 loads the B fragments of tw
 static_assert(BK % MMA_K == 0, "a k-block is whole k-steps");
 static_assert(ROW_BYTES == 128 && CHUNKS_PER_ROW == 8,
               "the 128-byte swizzle XORs a 3-bit chunk index: rows must be 8 chunks of 16 bytes");
-static_assert(WARP_TILE_M % 8 == 0 && MMA_M % 8 == 0 && MMA_N % 8 == 0,
+static_assert(WARP_TILE_M % 8 == 0 && WARP_TILE_N % 8 == 0 && MMA_M % 8 == 0 && MMA_N % 8 == 0,
               "ldmatrix row groups start on a multiple of 8 rows (so row % 8 == lane % 8)");
 static_assert(BM <= 256 && BN <= 256, "a TMA box has at most 256 rows");
 static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
@@ -139,7 +139,6 @@ static_assert(SMEM_BYTES <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
 // Device helpers carried over from step 02
 // -------------------------------------------------------------------------------------
 // (swizzled_offset, ldmatrix_x4 and mma_m16n8k16_bf16 come from mma_sync.cuh.)
-
 
 // -------------------------------------------------------------------------------------
 // Device helpers new to this step
@@ -216,7 +215,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     // B, two 8x16 MMA tiles (n x k): matrix q = (n 8*(q/2).., k 8*(q%2)..), so registers
     //   0,1 are b[0],b[1] of the first n8 tile and 2,3 those of the second.
     //   lane -> n row (lane % 8) + 8 * (lane / 16), chunk (lane / 8) % 2.
-    const int a_lane_row = warp_m0 + layout::ldmatrix_a_row(lane);  // common/kernel/layout.h
+    //   (common/kernel/layout.h has these four functions; ladder-layout draws them.)
+    const int a_lane_row = warp_m0 + layout::ldmatrix_a_row(lane);
     const int a_lane_chunk = layout::ldmatrix_a_chunk(lane);
     const int b_lane_row = warp_n0 + layout::ldmatrix_b_row(lane);
     const int b_lane_chunk = layout::ldmatrix_b_chunk(lane);
@@ -382,13 +382,13 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
 
     CUtensorMap a_map;
     CUtensorMap b_map;
-    if (cudaError_t err = make_tensor_map_2d(&a_map, A, M, K, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B,
-                                             kStep);
+    if (cudaError_t err =
+            make_tensor_map_2d(&a_map, A, M, K, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B, kStep);
         err != cudaSuccess)
         return err;
     // EXERCISE BEGIN: B's boxes are half as tall
-    if (cudaError_t err = make_tensor_map_2d(&b_map, B, N, K, B_BOX_ROWS, BK,
-                                             CU_TENSOR_MAP_SWIZZLE_128B, kStep);
+    if (cudaError_t err =
+            make_tensor_map_2d(&b_map, B, N, K, B_BOX_ROWS, BK, CU_TENSOR_MAP_SWIZZLE_128B, kStep);
         err != cudaSuccess)
         return err;
     // EXERCISE END

@@ -122,7 +122,7 @@ struct SharedStorage {
     alignas(1024) __nv_bfloat16 a[STAGES][BM * BK];
     alignas(1024) __nv_bfloat16 b[STAGES][BN * BK];
     uint64_t full_barrier[STAGES];  // phase completes when both boxes of the stage have landed
-    uint64_t empty_barrier[STAGES];  // phase completes when all 8 warps' MMAs on it are done
+    uint64_t empty_barrier[STAGES];  // phase completes when every wgmma that read the stage is done
 };
 // The dynamic shared memory base is only guaranteed 16-byte aligned: allocate 1 KB more
 // and round the base up. 4 stages: 196608 + 64 -> sizeof 197632 (padded to 1024) + 1024
@@ -320,13 +320,13 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 
     // ---- epilogue: fp32 accumulators -> bf16, straight from registers to C -------------
     // The wgmma accumulator layout (PTX ISA, wgmma "Register Fragments", the figure for
-    // the m64nNk16 D matrix): warp w of the warpgroup owns rows 16w..16w+15 of the 64; lane
-    // (g = lane/4, t = lane%4) holds, for each 8-column block j = 0..31, acc[4j], acc[4j+1]
-    // = D[g][8j+2t..8j+2t+1] and acc[4j+2], acc[4j+3] = D[g+8][8j+2t..8j+2t+1]: step 04's
-    // 16x8 mma.sync layout, repeated 32 times along n. Pairs go out as one 4-byte bf16x2
-    // store when both columns exist and the address is 4-byte aligned (N even); otherwise
-    // element by element. layout::wgmma_acc_row/col (common/kernel/layout.h) are this map, drawn
-    // in results/layouts/wgmma_fragment.png.
+    // the m64nNk16 D matrix) is step 04's, repeated 32 times along n: warp w of the
+    // warpgroup owns rows 16w..16w+15 of the 64, and 8-column block j = 0..31 of them is a
+    // 16x8 MMA tile whose two pairs below are acc[4j], acc[4j+1] and acc[4j+2], acc[4j+3].
+    // Thread (g = lane/4, t = lane%4) holds D[g][2t..2t+1] and D[g+8][2t..2t+1] of each
+    // 16x8 MMA tile. Pairs go out as one 4-byte bf16x2 store when both columns exist and
+    // the address is 4-byte aligned (N even); otherwise element by element.
+    // (layout::wgmma_acc_row/col in common/kernel/layout.h; results/layouts/wgmma_fragment.png.)
     LADDER_TIMELINE_CONSUMER(warp % 4 == 0 && lane == 0, warpgroup, EpilogueStart, -1);
 #pragma unroll
     for (int j = 0; j < WGMMA_N / 8; ++j) {

@@ -68,17 +68,22 @@ constexpr int WGMMA_N = 256;
 constexpr int WGMMA_K = 16;
 constexpr int WARPGROUP_THREADS = 128;
 
-// Registers decide the tile, as in step 05: two consumer warpgroups, each owning 64 rows
-// x all 256 columns (128 fp32 accumulators per thread, plus ~40 for addresses, loop state
-// and the epilogue): BM = 128, BN = 256. New is the third warpgroup, the producer, and
-// the register file is 64K 32-bit registers per SM, for one CTA of 384 threads per SM:
-//   __launch_bounds__(384, 1) caps the kernel at 65536/384 = 170 -> 168 registers per
-//   thread (allocation granularity 8), which is what every warp gets at launch.
-//   setmaxnreg then re-balances: producer 40, consumers 232:
-//     128 * 40 + 256 * 232 = 5120 + 59392 = 64512 <= 65536.
-//   40 is more than the producer's loop needs (a stage index, a phase, two tensor-map
-//   pointers, coordinates); 232 leaves the consumer ~100 registers above its accumulators
-//   so the compiler never spills them (ptxas -v reports 0 bytes spill for this kernel).
+// Registers decide the tile. The 64 x N fp32 accumulator is spread over the warpgroup's
+// 128 threads: 64 * N / 128 = N / 2 registers each, 128 for the widest N = 256. A thread
+// may hold at most 255 registers and an SM has 65536. With ~40 more per thread for
+// addresses, loop state and the epilogue (ptxas -v reports the real count):
+//   2 warpgroups: 256 threads * 168 = 43008 registers   fits, one CTA per SM
+//   3 warpgroups: 384 threads * 168 = 64512 registers   only just, and BM = 192
+//   4 warpgroups: 512 threads * 168 = 86016 registers   does not fit
+// So 2 warpgroups, each owning 64 rows: BM = 128, BN = 256. The widest wgmma also
+// means each warpgroup reads its 64 rows of A once per k-step for all 256 columns.
+// New is a third warpgroup, the producer, which holds no accumulators: the CTA is the 384
+// threads of the "only just" line, and __launch_bounds__(384, 1) starts every thread at
+// 65536/384 = 170 -> 168 registers (allocation granularity 8). setmaxnreg then re-balances:
+// producer 40, consumers 232, 128 * 40 + 256 * 232 = 5120 + 59392 = 64512 <= 65536. 40 is
+// more than the producer's loop needs (a stage index, a phase, two tensor-map pointers,
+// coordinates); 232 leaves the consumer ~100 registers above its accumulators so the
+// compiler never spills them (ptxas -v reports 0 bytes spill for this kernel).
 constexpr int CONSUMER_WARPGROUPS = 2;
 constexpr int BM = CONSUMER_WARPGROUPS * WGMMA_M;  // 128
 constexpr int BN = WGMMA_N;                        // 256
@@ -100,32 +105,27 @@ static_assert(WARPGROUP_THREADS * PRODUCER_REGISTERS +
               "the re-balanced registers must fit the CTA's launch allocation (168 x 384)");
 static_assert(CONSUMER_REGISTERS >= ACC_REGS + 64, "room above the accumulators");
 
+// Shared memory decides the stages. One stage holds a k-block of both operands, one TMA
+// box each: A 128 x 64 x 2 B = 16 KB, B 256 x 64 x 2 B = 32 KB, 48 KB per stage. A CTA may
+// opt in to 227 KB (232448 bytes) on an H100; 1 KB of that goes to aligning the base to
+// 1024 bytes and 1 KB to the barriers (the struct pads them to its 1024-byte alignment):
+//   (232448 - 2048) / 49152 = 4.69  ->  STAGES = 4  (192 KB of tiles, as in step 04).
+constexpr int A_ROWS = BM;  // both consumers read every stage: the A box is all rows of the tile
+constexpr uint32_t EMPTY_ARRIVALS = CONSUMER_WARPGROUPS;  // one arrival from each consumer
 constexpr int ROW_BYTES = BK * static_cast<int>(sizeof(__nv_bfloat16));  // 128
+constexpr int A_TILE_BYTES = A_ROWS * ROW_BYTES;               // 16384
+constexpr int B_TILE_BYTES = BN * ROW_BYTES;                   // 32768
+constexpr int STAGE_BYTES = A_TILE_BYTES + B_TILE_BYTES;       // 49152 = the expect_tx count
 constexpr size_t SMEM_OPTIN_BYTES = 232448;  // 227 KB: H100's MaxSharedMemoryPerBlockOptin
-constexpr size_t SMEM_SLACK_BYTES = 1024 + 256;  // base alignment + barriers
-
-// Shared memory decides the number of stages. Each stage holds one k-block (BK = 64
-// bf16 = 128 bytes, one 128-byte swizzle row) of A and of B. Both consumers read every
-// stage (fill f of the ring is k-block f of the CTA tile), so a stage holds all 128 rows
-// of the tile's A, and its empty barrier completes with one arrival from an elected thread
-// of each consumer:
-//   A 128 x 64 x 2 B = 16 KB + B 256 x 64 x 2 B = 32 KB = 48 KB per stage;
-//   4 stages = 192 KB (5 would be 240 KB > the 227 KB a CTA may opt in to).
-// Plus 16 bytes of mbarriers per stage and up to 1 KB to align the base to 1024 bytes.
-constexpr int A_ROWS = BM;
-constexpr uint32_t EMPTY_ARRIVALS = CONSUMER_WARPGROUPS;
-constexpr uint32_t STAGE_BYTES = (A_ROWS + BN) * BK * sizeof(__nv_bfloat16);
-constexpr int STAGES = static_cast<int>((SMEM_OPTIN_BYTES - SMEM_SLACK_BYTES) / STAGE_BYTES);
-static_assert(STAGES == 4, "the derivation above");
+constexpr int STAGES = static_cast<int>((SMEM_OPTIN_BYTES - 2 * 1024) / STAGE_BYTES);  // 4
 
 static_assert(ROW_BYTES == 128,
               "a k-block row must be exactly one 128-byte swizzle span");
 static_assert(BK % WGMMA_K == 0, "a k-block is whole wgmma k-steps");
 static_assert(BM <= 256 && BN <= 256, "a TMA box has at most 256 rows");
-static_assert((A_ROWS * BK * sizeof(__nv_bfloat16)) % 1024 == 0 &&
-                  (BN * BK * sizeof(__nv_bfloat16)) % 1024 == 0,
+static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
               "every tile starts on a 1024-byte boundary, where the swizzle pattern starts");
-static_assert(STAGE_BYTES < (1u << 20), "an mbarrier transaction count must stay below 2^20");
+static_assert(STAGE_BYTES < (1 << 20), "an mbarrier transaction count must stay below 2^20");
 static_assert(ACC_REGS == 128, "the register budget above assumes 128 accumulators");
 
 // The shared memory of one CTA. 128B-swizzled TMA destinations must be 1024-byte
@@ -141,10 +141,11 @@ struct SharedStorage {
     // With the exercise done, full_barrier counts the A box only and this one the B box.
     uint64_t full_b_barrier[STAGES];
     // EXERCISE END
-    uint64_t empty_barrier[STAGES];  // consumers -> producer: "wgmma is done reading"
+    uint64_t empty_barrier[STAGES];  // phase completes when every wgmma that read the stage is done
 };
 // The dynamic shared memory base is only guaranteed 16-byte aligned: allocate 1 KB more
-// and round the base up. Over the 48 KB default, so the host opts in.
+// and round the base up. 4 stages: 196608 + 64 -> sizeof 197632 (padded to 1024) + 1024
+// = 198656 bytes (194 KB), over the 48 KB default, so the host opts in.
 constexpr int SMEM_BYTES = static_cast<int>(sizeof(SharedStorage)) + 1024;
 static_assert(SMEM_BYTES <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
 static_assert(STAGES >= 2, "a consumer holds one stage while it waits for the next: at least two");
@@ -167,7 +168,7 @@ static_assert(STAGES >= 2, "a consumer holds one stage while it waits for the ne
 constexpr int STAGING_BARRIER_ID = 2;
 constexpr int STAGING_BARRIER_THREADS = 2 * WARPGROUP_THREADS;
 constexpr int STAGING_ROW_BYTES = BN * sizeof(__nv_bfloat16);  // one row of a consumer's piece
-static_assert(WGMMA_M * STAGING_ROW_BYTES <= BN * BK * sizeof(__nv_bfloat16),
+static_assert(WGMMA_M * STAGING_ROW_BYTES <= B_TILE_BYTES,
               "a consumer's 64x256 bf16 piece fits in one stage's B tile");
 static_assert(STAGES >= CONSUMER_WARPGROUPS, "one B tile per consumer to stage its piece in");
 
@@ -186,7 +187,7 @@ static_assert(STAGES >= CONSUMER_WARPGROUPS, "one B tile per consumer to stage i
 __global__ void __launch_bounds__(THREADS, 1)
 gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
             __nv_bfloat16* __restrict__ C, int M, int N, int K) {
-    // ---- setup: carve shared memory, find this CTA's tile, initialise the barriers ------
+    // ---- setup: which tile of C, which warpgroup, shared storage and its barriers -----
     extern __shared__ uint8_t smem_raw[];
     const uintptr_t smem_base = (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023};
     SharedStorage& s = *reinterpret_cast<SharedStorage*>(smem_base);
@@ -199,7 +200,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     const int tiles_m = layout::ceil_div(M, BM);
     const int m0 = static_cast<int>(blockIdx.x % tiles_m) * BM;
     const int n0 = static_cast<int>(blockIdx.x / tiles_m) * BN;
-    const int k_blocks = layout::ceil_div(K, BK);
+    const int k_blocks = layout::ceil_div(K, BK);  // the last one may overhang K: TMA zero-fills it
 
     if (threadIdx.x == 0) {
         for (int stage = 0; stage < STAGES; ++stage) {
@@ -267,9 +268,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             // Timeline (thread 0 of the warpgroup speaks for it; k-blocks numbered by fill).
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, LoadArrive, first_fill + kb);
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaStart, first_fill + kb);
-            const uint32_t a_tile =
-                static_cast<uint32_t>(__cvta_generic_to_shared(s.a[stage])) +
-                a_row_in_stage * ROW_BYTES;
+            const uint32_t a_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.a[stage])) +
+                                    a_row_in_stage * ROW_BYTES;
             const uint32_t b_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.b[stage]));
             wgmma_fence();
 #pragma unroll
@@ -295,11 +295,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         }
         wgmma_wait_group<0>();
         fence_accumulators(acc);
-        LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaEnd,
-                                 first_fill + k_blocks - 1);
+        LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaEnd, first_fill + k_blocks - 1);
         if (thread_in_wg == 0) release_stage(&s.empty_barrier[previous_stage]);
-        LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, Release,
-                                 first_fill + k_blocks - 1);
+        LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, Release, first_fill + k_blocks - 1);
 
         // ---- epilogue: fp32 accumulators -> bf16 -> shared memory -> rows of C ----------
         // wgmma's D layout: warp w of the warpgroup owns rows 16w..16w+15; in each n8
@@ -379,9 +377,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 // -------------------------------------------------------------------------------------
 // Host launch
 // -------------------------------------------------------------------------------------
-// The tensor maps are step 05's, except that the A box is as tall as a stage's A tile
-// (A_ROWS rows): A is M x K with a {64, A_ROWS} box, B is N x K with a {64, 256} box,
-// both CU_TENSOR_MAP_SWIZZLE_128B. Out-of-bounds box elements arrive as zeros.
+// The tensor maps are step 04's: A is M x K with a {64, 128} box, B is N x K with a
+// {64, 256} box, both CU_TENSOR_MAP_SWIZZLE_128B, which is the layout the descriptors
+// describe (see smem_descriptor). Out-of-bounds box elements arrive as zeros.
 cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
                  int K, cudaStream_t stream) {
     constexpr const char* kStep = "06_warp_specialized";
