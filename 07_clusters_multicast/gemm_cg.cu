@@ -58,7 +58,7 @@
 // so `diff gemm.cu gemm_cg.cu` is exactly the spelling that changed.
 #include <cooperative_groups.h>
 // VARIANT END
-#include <cuda.h>  // CUtensorMap (a type only; the program does not link libcuda)
+#include <cuda.h>  // CUtensorMap (a type only: nothing from libcuda is linked)
 #include <cuda/ptx>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -74,11 +74,11 @@
 // this file.
 #include "schedule.cuh"
 #include "spin_guard.cuh"
-#include "tile_choice.h"  // choose: the tile height per problem
-#include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
 #include "registry.h"  // the registration statement at the end of the file
 #include "step_api.h"
 #include "tensor_map.h"
+#include "tile_choice.h"  // choose: the tile and C^T per problem
+#include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
 #include "tma.cuh"  // wait_barrier, tma_load_2d, arrive_expect_tx: taught in step 03
 // setmaxnreg_dec/inc, named_barrier_sync, store_pair, advance: taught in step 06
 #include "warp_specialization.cuh"
@@ -124,7 +124,7 @@ namespace ladder::step07_cg {
 // the second, so that the stages keep the room.)
 // Clusters do not change any of this: the B box of a stage is still BN rows; only who
 // loads which slice of it changes. So the tile and stage shapes do not depend on CLUSTER.
-constexpr int BK = 64;   // K extent of one stage
+constexpr int BK = 64;   // one 128-byte swizzle row of bf16
 constexpr int WARPGROUP_THREADS = 128;
 constexpr int WGMMA_M = 64;  // rows of C per consumer: one wgmma m64
 constexpr int WGMMA_K = 16;  // K of one wgmma (bf16)
@@ -148,8 +148,8 @@ struct Tile {
     static constexpr int BN = COLUMNS;  // columns of C per CTA (one B box, shared by the cluster)
     static constexpr int ACC_REGS = WGMMA_M * BN / WARPGROUP_THREADS;  // fp32 accumulators per thread
     static constexpr int THREADS = (1 + CONSUMERS) * WARPGROUP_THREADS;
-    static constexpr uint32_t A_STAGE_BYTES = BM * BK * sizeof(__nv_bfloat16);
-    static constexpr uint32_t B_STAGE_BYTES = BN * BK * sizeof(__nv_bfloat16);
+    static constexpr uint32_t A_TILE_BYTES = BM * BK * sizeof(__nv_bfloat16);
+    static constexpr uint32_t B_TILE_BYTES = BN * BK * sizeof(__nv_bfloat16);
     // A consumer's partial tile for stream-K: 64 x BN fp32 (64 KB at BN = 256).
     static constexpr int PARTIAL_FLOATS = WGMMA_M * BN;
     // Columns the TMA store writes: whole 64-column boxes. The rest of a width that is not
@@ -161,7 +161,7 @@ struct Tile {
     // The most stages that fit beside the C staging, the barriers and the alignment slack.
     static constexpr int STAGES =
         static_cast<int>((SMEM_OPTIN_BYTES - CONSUMERS * C_STAGE_BYTES - 2048) /
-                         (A_STAGE_BYTES + B_STAGE_BYTES));
+                         (A_TILE_BYTES + B_TILE_BYTES));
     // setmaxnreg: the producer keeps what issuing TMA needs, the consumers take the rest of
     // the CTA's launch allocation. With one consumer every thread already has the most a
     // thread can hold (255), so there is nothing to move.
@@ -186,14 +186,14 @@ struct Tile {
     static_assert(CONSUMERS >= 1 && CONSUMERS <= MAX_CONSUMERS, "64 or 128 rows");
     static_assert(BN == 64 || BN == 96 || BN == 128 || BN == 144 || BN == 160 || BN == 192 ||
                       BN == 224 || BN == 256,
-                  "wgmma m64n{64,96,128,144,160,192,256}k16 (wgmma.cuh)");
+                  "wgmma m64n{64,96,128,144,160,192,224,256}k16 (wgmma.cuh)");
     static_assert(TMA_COLUMNS % EPI_COLUMNS == 0 && EPI_COLUMNS % C_BOX == 0,
                   "whole store boxes per round");
     static_assert(BM <= 256, "a TMA box has at most 256 rows");
-    static_assert(STAGES >= 2, "a consumer holds one stage while it waits for the next");
+    static_assert(STAGES >= 2, "a consumer holds one stage while it waits for the next: at least two");
     static_assert(SMEM_BYTES <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
-    static_assert(A_STAGE_BYTES % 1024 == 0 && B_STAGE_BYTES % 1024 == 0,
-                  "A and B tiles stay 1024-aligned");
+    static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
+                  "every tile starts on a 1024-byte boundary, where the swizzle pattern starts");
     static_assert(PRODUCER_REGISTERS % 8 == 0 && CONSUMER_REGISTERS % 8 == 0,
                   "setmaxnreg counts are multiples of 8");
     static_assert(PRODUCER_REGISTERS >= 24 && CONSUMER_REGISTERS <= 256,
@@ -206,8 +206,8 @@ struct Tile {
                           LAUNCH_REGISTERS * THREADS,
                   "the re-balanced registers must fit the CTA's launch allocation");
     static_assert(CONSUMER_REGISTERS >= ACC_REGS + 64, "room above the accumulators");
-    static_assert(A_STAGE_BYTES + B_STAGE_BYTES < (1u << 20),
-                  "an mbarrier transaction count is below 2^20");
+    static_assert(A_TILE_BYTES + B_TILE_BYTES < (1u << 20),
+                  "an mbarrier transaction count must stay below 2^20");
 };
 
 // Rows of the BN-row B box that one CTA of a cluster loads and multicasts.
@@ -221,7 +221,7 @@ static_assert(ROW_BYTES == 128,
               "a k-block row must be exactly one 128-byte swizzle span");
 static_assert(C_BOX * sizeof(__nv_bfloat16) == ROW_BYTES,
               "a C store box row must be exactly one 128-byte swizzle span");
-static_assert(BK % WGMMA_K == 0, "whole wgmma k16 steps per stage");
+static_assert(BK % WGMMA_K == 0, "a k-block is whole wgmma k-steps");
 static_assert(EPI_N % C_BOX == 0, "whole store boxes per epilogue round");
 static_assert(C_STAGE_BYTES % 1024 == 0, "C tiles stay 1024-aligned");
 static_assert(Tile<1, 256>::STAGES == 5 && Tile<2, 256>::STAGES == 4 && Tile<1, 128>::STAGES == 8 &&
@@ -488,7 +488,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     // ---- setup: carve shared memory, find this CTA's place, initialise the barriers -----
     constexpr int STAGES = T::STAGES, CONSUMER_WARPGROUPS = T::CONSUMER_WARPGROUPS;
     constexpr int BN = T::BN, ACC_REGS = T::ACC_REGS;
-    constexpr uint32_t A_STAGE_BYTES = T::A_STAGE_BYTES, B_STAGE_BYTES = T::B_STAGE_BYTES;
+    constexpr uint32_t A_TILE_BYTES = T::A_TILE_BYTES, B_TILE_BYTES = T::B_TILE_BYTES;
     constexpr int B_SLICE = B_SLICE_ROWS<CLUSTER, T>;
     static_assert(B_SLICE % 8 == 0, "whole swizzle atoms per slice (slice_cluster)");
     // Arrivals that complete an empty barrier: one per consumer warpgroup of every CTA in
@@ -538,7 +538,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 // left (see launch_tile).
                 const bool a_edge = m0 + T::BM > M;
                 const CUtensorMap* a_source = a_edge ? &a_edge_map : &a_map;
-                const uint32_t a_bytes = a_edge ? a_edge_bytes : A_STAGE_BYTES;
+                const uint32_t a_bytes = a_edge ? a_edge_bytes : A_TILE_BYTES;
                 // Boxes wholly outside the matrix are not issued (and their bytes not
                 // expected): when M is not a multiple of CLUSTER*128 the last CTAs of a
                 // cluster may have no rows, and when N < 256 the last B slices no columns.
@@ -626,8 +626,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 wait_barrier(&full_barrier[stage], phase, "full barrier");
                 LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, LoadArrive, fill);
                 LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaStart, fill);
-                const uint32_t a_desc = a_desc0 + stage * (A_STAGE_BYTES >> 4);
-                const uint32_t b_desc = b_desc0 + stage * (B_STAGE_BYTES >> 4);
+                const uint32_t a_desc = a_desc0 + stage * (A_TILE_BYTES >> 4);
+                const uint32_t b_desc = b_desc0 + stage * (B_TILE_BYTES >> 4);
                 wgmma_fence();
 #pragma unroll
                 for (int k = 0; k < BK / WGMMA_K; ++k) {
