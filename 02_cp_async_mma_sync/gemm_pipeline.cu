@@ -56,6 +56,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "cp_async.cuh"  // written out beside this file: cp.async, its commit and wait
 #include "layout.h"  // swizzled_offset, the ldmatrix lane addresses, the fragment map
 #include "mma_sync.cuh"  // written out beside this file: the swizzle, ldmatrix, mma.sync
 #include "registry.h"  // the registration statement at the end of the file
@@ -138,13 +139,14 @@ static_assert(ACC_REGS == 128, "the register budget above assumes 128 accumulato
 // Device helpers new to this step
 // -------------------------------------------------------------------------------------
 
-// Written out in mma_sync.cuh beside this file, with the text that explains them (read it
-// after the cp.async helpers below): swizzled_offset, ldmatrix_x4 and mma_m16n8k16_bf16.
+// Written out beside this file, with the text that explains them: in cp_async.cuh (read
+// it first) cp_async_16, cp_async_commit_group and cp_async_wait_group; in mma_sync.cuh
+// (read it next) swizzled_offset, ldmatrix_x4 and mma_m16n8k16_bf16.
 // swizzled_offset (common/kernel/layout.h) assumes this step's row geometry:
 static_assert(ROW_BYTES == layout::kSwizzleRowBytes && CHUNK_BYTES == layout::kChunkBytes,
               "layout::swizzled_offset assumes 128-byte rows of 16-byte chunks");
-
 // VARIANT BEGIN: cuda::memcpy_async instead of the cp.async helpers
+
 // cuda::memcpy_async(dst, src, size, pipe) from one thread: with a global source, a shared
 // destination and a size of type cuda::aligned_size_t<16> it issues cp.async.cg ... 16
 // (CCCL __memcpy_async/cp_async_shared_global.h): LDGSTS.E.BYPASS.128, as in gemm.cu. What

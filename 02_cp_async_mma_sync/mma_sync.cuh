@@ -1,6 +1,6 @@
 // mma_sync.cuh: step 02's lesson on the Ampere tensor cores, written out beside its gemm.cu:
 // the swizzled shared-memory layout, ldmatrix and mma.sync m16n8k16 with its fragment
-// layout. Read it after the cp.async helpers of 02_cp_async_mma_sync/gemm.cu. Steps 03 and
+// layout. Read it after cp_async.cuh, the cp.async helpers beside it. Steps 03 and
 // 04, which still compute with ldmatrix + mma.sync, include it from here (their include
 // path has the folders of the steps before them).
 #pragma once
