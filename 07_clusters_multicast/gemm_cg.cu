@@ -104,7 +104,7 @@ namespace ladder::step07_cg {
 //     wave of the H200's 132 SMs, and a short side of 129 to 160 fits one tile's width;
 //     and 96 columns cut a short N of 161 to 192 into two columns of 64x96 tiles; 64x192
 //     tiles take a short M of 161 to 192 as three rows; 224 columns fit 1792 = 8 x 224 and a
-//     short N of 193 to 224.
+//     short N of 193 to 224; and 128x64 puts two consumers on an M of 97 to 128.
 // The planner picks one per problem (common/kernel/tile_choice.h, README.md section 6). A third
 // consumer (192x256, 22% fewer bytes per FLOP) does not compile: 512 threads start with
 // 65536/512 = 128 registers each, ptxas allocates the whole kernel within that, and a
@@ -118,7 +118,7 @@ namespace ladder::step07_cg {
 //   128x192: 32 KB + 4 stages x 40 KB = 192 KB     64x64:   16 KB + 13 stages x 16 KB = 224 KB
 //   128x144: 32 KB + 5 stages x 34 KB = 202 KB     64x160:  16 KB + 7 stages x 28 KB = 212 KB
 //   128x224: 32 KB + 4 stages x 44 KB = 208 KB     64x96:   16 KB + 10 stages x 20 KB = 216 KB
-//                                                  64x192:  16 KB + 6 stages x 32 KB = 208 KB
+//   128x64:  32 KB + 8 stages x 24 KB = 224 KB     64x192:  16 KB + 6 stages x 32 KB = 208 KB
 // (All of a consumer's 64x256 piece would be 32 KB: it is stored in two 128-column halves
 // through one 16 KB buffer, waiting for the first store to have read the buffer before
 // the second, so that the stages keep the room.)
@@ -238,7 +238,8 @@ static_assert(Tile<1, 64>::STAGES == 13 && Tile<1, 64>::STAGES == tile_choice::s
               "the derivation above");
 static_assert(Tile<1, 96>::STAGES == 10 && Tile<1, 96>::STAGES == tile_choice::stages({64, 96}) &&
                   Tile<1, 192>::STAGES == 6 && Tile<1, 192>::STAGES == tile_choice::stages({64, 192}) &&
-                  Tile<2, 224>::STAGES == 4 && Tile<2, 224>::STAGES == tile_choice::stages({128, 224}),
+                  Tile<2, 224>::STAGES == 4 && Tile<2, 224>::STAGES == tile_choice::stages({128, 224}) &&
+                  Tile<2, 64>::STAGES == 8 && Tile<2, 64>::STAGES == tile_choice::stages({128, 64}),
               "the derivation above");
 static_assert(Tile<2, 144>::STAGES == 5 && Tile<2, 144>::STAGES == tile_choice::stages({128, 144}) &&
                   Tile<1, 160>::STAGES == 7 && Tile<1, 160>::STAGES == tile_choice::stages({64, 160}),
@@ -959,6 +960,8 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
     }
     const tile_choice::Shape tile = forced.rows ? forced : plan.shape;
     const bool t = plan.transposed, share = share_last_wave;
+    if (tile.rows == 128 && tile.columns == 64)
+        return launch_tile<CLUSTER, Tile<2, 64>>(A, B, C, M, N, K, stream, share, t);
     if (tile.columns == 64)
         return launch_tile<CLUSTER, Tile<1, 64>>(A, B, C, M, N, K, stream, share, t);
     if (tile.columns == 96)

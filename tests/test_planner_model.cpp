@@ -391,6 +391,10 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         {16, 8192, 8192, 64, 64, false, 0},        // 128 tiles of 64x64: one wave
         {32, 16384, 4096, 64, 128, false, 0},      // 256 of 64x64 would make 2 waves: 128 of 64x128
         {8192, 128, 8192, 64, 128, true, 0},       // C^T: 128 x 8192, 128 tiles of 64x128
+        {4096, 128, 4096, 128, 64, true, 128},     // C^T: one row of 64 tiles of 128x64, each shared by 2
+        {128, 4096, 4096, 128, 64, false, 128},    // the same problem as computed above
+        {96, 4096, 4096, 64, 64, false, 0},        // M = 96: 128x64 would pad a quarter; 64x64
+        {128, 2048, 4096, 64, 64, false, 128},     // half a wave of 64x64: no 128x64 (its fix-up costs)
         {128, 8192, 8192, 64, 128, false, 0},      // the same problem as computed above
     };
     for (const Case& c : cases) {
@@ -424,6 +428,8 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     EXPECT_EQ(step_plan(7, "bm128n224", Problem{4096, 4096, 4096}).candidate.stages, 4);
     EXPECT_EQ(step_plan(7, "bm64n192", Problem{4096, 4096, 4096}).candidate.bm, 64);
     EXPECT_EQ(step_plan(7, "bm64n192", Problem{4096, 4096, 4096}).candidate.stages, 6);
+    EXPECT_EQ(step_plan(7, "bm128n64", Problem{4096, 4096, 4096}).candidate.consumer_warpgroups, 2);
+    EXPECT_EQ(step_plan(7, "bm128n64", Problem{4096, 4096, 4096}).candidate.stages, 8);
     const Plan fitted = step_plan(7, "", Problem{160, 8192, 4096});
     EXPECT_EQ(fitted.problem.m, 8192);
     EXPECT_EQ(fitted.candidate.bn, 160);

@@ -17,8 +17,8 @@
 
 namespace ladder::tile_choice {
 
-// A tile's rows (64 or 128) and columns: 64, 96, 128, 160, 192 or 256 with 64 rows; 128, 144,
-// 192, 224 or 256 with 128.
+// A tile's rows (64 or 128) and columns: 64, 96, 128, 160, 192 or 256 with 64 rows; 64, 128,
+// 144, 192, 224 or 256 with 128.
 struct Shape {
     int rows, columns;
 };
@@ -110,6 +110,17 @@ inline double wave_fill(const Estimate& e) {
 //     narrower tile's extra bytes per FLOP on every shape measured.
 // 64x256 is never the best of the five (it was before the narrower tiles existed).
 constexpr long long kQuarter = 4;
+// Where 64x64 tiles make more than half a wave and at most one, and M is 97 to 128 (a quarter
+// of the rows padded at most), one row of 128x64 tiles instead: half the tiles, two consumer
+// warpgroups on each, and each column of B read by one CTA instead of two (stream-K then
+// shares each tile by two CTAs). Measured on the H200 (README.md section 6,
+// tile_128x64_bench.log, two rounds): 4096x128x4096 (C^T) 18.1 us (0.85-0.86x) instead of
+// 18.7-18.8 (0.82x); 128x4096x4096 17.6-17.8 us (0.92-0.93x) instead of 18.2 (0.90x);
+// 128x4096x8192 25.0-25.1 us (1.12x) instead of 29.8-29.9 (0.94-0.95x); 112 and 100 rows
+// 3-5% faster. Not at half a wave (128x2048x4096: 15.7-15.8 us against 14.1 in 64 tiles of
+// 64x64, the fix-up costing what the split saves), nor at 64 rows, where half of each
+// 128x64 tile is padding (4096x64x4096 0.79x against 0.89x).
+constexpr long long kTwoConsumerRows = 96;
 constexpr double kFillGain = 0.05;
 // Where every tile makes one wave, 128x192 replaces 128x128 when it pads N by this much less
 // (8192x192x4096: 0.90x against 0.56x).
@@ -123,6 +134,12 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
         Estimate e = estimate(m, n, k, sms, cluster, {64, 64}, share_last_wave);
         const bool one_wave = e.tiles <= sms;
         if (!one_wave) e = estimate(m, n, k, sms, cluster, {64, 128}, share_last_wave);
+        if (one_wave && e.tiles * 2 > sms && m > kTwoConsumerRows && m <= 128) {
+            e = estimate(m, n, k, sms, cluster, {128, 64}, share_last_wave);
+            e.reason = "128x256 tiles would fill at most a quarter of the SMs, and M of 97 to 128 fits "
+                       "one row of 128x64 tiles, two consumers each";
+            return e;
+        }
         if (m <= 64)
             e.reason = one_wave
                            ? "M <= 64 (half of a 128-row tile would be padding), and 64x64 tiles make one wave"
@@ -271,6 +288,9 @@ inline bool transposes(long long m, long long n) { return n <= 128 && m > n; }
 inline Estimate fuller_transposed(const Estimate& given, long long m, long long n, long long k, int sms,
                                   int cluster, bool share_last_wave) {
     if (given.tiles == 0) return given;  // an empty problem: nothing to turn round
+    // One row of 128x64 tiles, each shared by two CTAs, gives each SM half a tile: as much as
+    // C^T's 64x64 tiles would, with one read of B instead of two.
+    if (given.shape.rows == 128 && given.shape.columns == 64) return given;
     Estimate swapped = choose_tile(n, m, k, sms, cluster, share_last_wave);
     if (swapped.waves > given.waves || wave_fill(swapped) < wave_fill(given) + kFillGain ||
         useful_columns(m, swapped.shape) < useful_columns(n, given.shape) ||

@@ -27,7 +27,7 @@ struct Buffer;
 }
 
 constexpr int kStepCount = 7;     // the ladder's length, built or not
-constexpr int kMaxVariants = 17;  // per step; one more fails at startup, with a message
+constexpr int kMaxVariants = 18;  // per step; one more fails at startup, with a message
 
 // A file's timeline hook, set_timeline (timeline.cuh: LADDER_TIMELINE_HOOK), or nullptr.
 using TimelineHook = cudaError_t (*)(const timeline::Buffer&);

@@ -97,7 +97,7 @@ Candidate step07_launch(const Machine& machine, const std::string& variant, Prob
         problem.m, problem.n, problem.k, machine.sm_count, c.cluster, variant != "dataparallel");
     if (choice.transposed) std::swap(problem.m, problem.n);
     // The tile: forced by bm64, bm128, bm64n128, bm64n64, bm128n128, bm128n192, bm128n144,
-    // bm64n160, bm64n96, bm128n224 and bm64n192, else the rule of common/kernel/tile_choice.h (the kernel's), with the stages
+    // bm64n160, bm64n96, bm128n224, bm64n192 and bm128n64, else the rule of common/kernel/tile_choice.h (the kernel's), with the stages
     // the kernel's Tile holds.
     tile_choice::Shape tile = choice.shape;
     if (variant == "bm64") tile = {64, 256};
@@ -111,6 +111,7 @@ Candidate step07_launch(const Machine& machine, const std::string& variant, Prob
     if (variant == "bm64n96") tile = {64, 96};
     if (variant == "bm128n224") tile = {128, 224};
     if (variant == "bm64n192") tile = {64, 192};
+    if (variant == "bm128n64") tile = {128, 64};
     c.bm = tile.rows, c.bn = tile.columns, c.consumer_warpgroups = tile.rows / 64;
     c.threads = (c.consumer_warpgroups + 1) * 128;
     c.stages = tile_choice::stages(tile);

@@ -97,7 +97,7 @@ fi
 if [ $exercises = 1 ]; then
   log "exercises: stubs must fail with hints, solutions must pass" | tee "$OUT/exercises.log"
   {
-    cmake -S . -B build-ex -G Ninja -DLADDER_EXERCISES=ON -DLADDER_EXERCISE_TIMEOUT=60 >/dev/null &&
+    cmake -S . -B build-ex -G Ninja -DLADDER_EXERCISES=ON -DLADDER_EXERCISE_TIMEOUT=120 >/dev/null &&
       cmake --build build-ex >/dev/null || echo "exercise build FAILED"
     (cd build-ex && ctest -L exercise --timeout 400 --output-on-failure >"$OUT/exercises_stubs_full.log" 2>&1)
     # One line per exercise (it must FAIL on the stub) and the hints it printed.
@@ -106,7 +106,7 @@ if [ $exercises = 1 ]; then
     # exactly as the students' files are (hang trap on): every exercise-N must PASS,
     # sanitizers included.
     cmake -S . -B build-sol -G Ninja -DLADDER_EXERCISES=ON -DLADDER_EXERCISE_SOLUTIONS=ON \
-          -DLADDER_EXERCISE_TIMEOUT=60 >/dev/null &&
+          -DLADDER_EXERCISE_TIMEOUT=120 >/dev/null &&
       cmake --build build-sol >/dev/null || echo "solution build FAILED"
     (cd build-sol && ctest -L exercise --timeout 400 --output-on-failure >"$OUT/exercises_solutions_full.log" 2>&1)
     grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|^PASS|^FAIL" "$OUT/exercises_solutions_full.log" | head -30
@@ -116,7 +116,7 @@ if [ $exercises = 1 ]; then
     for wrong in tests/fixtures/exercises/rejected/*.cu; do
       n=$(basename "$wrong" | sed -E 's/^0?([0-9]+)_.*/\1/')
       cmake -S . -B build-rej -G Ninja -DLADDER_EXERCISES=ON -DLADDER_EXERCISE_STEPS="$n" \
-            -DLADDER_STEP${n}_SOURCE="$PWD/$wrong" -DLADDER_EXERCISE_TIMEOUT=60 >/dev/null &&
+            -DLADDER_STEP${n}_SOURCE="$PWD/$wrong" -DLADDER_EXERCISE_TIMEOUT=120 >/dev/null &&
         cmake --build build-rej --target step-$n ladder_gpu_tests >/dev/null || echo "build of $wrong FAILED"
       log_file="$OUT/exercises_rejected_$(basename "$wrong" .cu).log"
       if (cd build-rej && ctest -L "exercise-$n" --timeout 400 --output-on-failure >"$log_file" 2>&1); then
