@@ -82,11 +82,12 @@ namespace ladder::step07 {
 //   * The smaller tiles make more tiles: they fill the GPU when the problem has few, or
 //     fill its waves better, at the price of more bytes from L2 per FLOP (128x128: 32 KB a
 //     stage for half the math of 128x256's 48 KB).
-//   * 144 and 160 columns fit a problem: 12 x 11 = 132 tiles of 128x144 cover 1536^2 in one
-//     wave of the H200's 132 SMs, and a short side of 129 to 160 fits one tile's width;
-//     and 96 columns cut a short N of 161 to 192 into two columns of 64x96 tiles; 64x192
-//     tiles take a short M of 161 to 192 as three rows; 224 columns fit 1792 = 8 x 224 and a
-//     short N of 193 to 224; and 128x64 puts two consumers on an M of 97 to 128.
+//   * Some widths fit a problem: 12 x 11 = 132 tiles of 128x144 cover 1536^2 in one wave of
+//     the H200's 132 SMs; a short side of 129 to 160 fits one 144- or 160-column tile; 96
+//     columns cut a short N of 161 to 192 into two columns of 64x96 tiles; 64x192 tiles take
+//     a short M of 161 to 192 as three rows; 224 columns fit 1792 = 8 x 224 and a short N of
+//     193 to 224.
+//   * 128x64 puts two consumers on an M of 97 to 128: half as many tiles as 64x64.
 // The planner picks one per problem (common/kernel/tile_choice.h, README.md section 6). A third
 // consumer (192x256, 22% fewer bytes per FLOP) does not compile: 512 threads start with
 // 65536/512 = 128 registers each, ptxas allocates the whole kernel within that, and a
@@ -938,29 +939,31 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
     }
     const tile_choice::Shape tile = forced.rows ? forced : plan.shape;
     const bool t = plan.transposed, share = share_last_wave;
-    if (tile.rows == 128 && tile.columns == 64)
-        return launch_tile<CLUSTER, Tile<2, 64>>(A, B, C, M, N, K, stream, share, t);
+    // One compiled kernel per tile, Tile<consumers, columns>: the 64-row tiles, then the 128-row.
+    if (tile.rows == 64) {
+        if (tile.columns == 64)
+            return launch_tile<CLUSTER, Tile<1, 64>>(A, B, C, M, N, K, stream, share, t);
+        if (tile.columns == 96)
+            return launch_tile<CLUSTER, Tile<1, 96>>(A, B, C, M, N, K, stream, share, t);
+        if (tile.columns == 128)
+            return launch_tile<CLUSTER, Tile<1, 128>>(A, B, C, M, N, K, stream, share, t);
+        if (tile.columns == 160)
+            return launch_tile<CLUSTER, Tile<1, 160>>(A, B, C, M, N, K, stream, share, t);
+        if (tile.columns == 192)
+            return launch_tile<CLUSTER, Tile<1, 192>>(A, B, C, M, N, K, stream, share, t);
+        return launch_tile<CLUSTER, Tile<1, 256>>(A, B, C, M, N, K, stream, share, t);
+    }
     if (tile.columns == 64)
-        return launch_tile<CLUSTER, Tile<1, 64>>(A, B, C, M, N, K, stream, share, t);
-    if (tile.columns == 96)
-        return launch_tile<CLUSTER, Tile<1, 96>>(A, B, C, M, N, K, stream, share, t);
-    if (tile.columns == 144)
+        return launch_tile<CLUSTER, Tile<2, 64>>(A, B, C, M, N, K, stream, share, t);
+    if (tile.columns == 128)
+        return launch_tile<CLUSTER, Tile<2, 128>>(A, B, C, M, N, K, stream, share, t);
+    if (tile.columns == 144)  // clusters of at most 2 (slice_cluster)
         return launch_tile<slice_cluster<Tile<2, 144>>(CLUSTER), Tile<2, 144>>(A, B, C, M, N, K, stream,
                                                                               share, t);
-    if (tile.columns == 160)
-        return launch_tile<CLUSTER, Tile<1, 160>>(A, B, C, M, N, K, stream, share, t);
-    if (tile.rows == 64 && tile.columns == 128)
-        return launch_tile<CLUSTER, Tile<1, 128>>(A, B, C, M, N, K, stream, share, t);
-    if (tile.rows == 128 && tile.columns == 128)
-        return launch_tile<CLUSTER, Tile<2, 128>>(A, B, C, M, N, K, stream, share, t);
-    if (tile.rows == 64 && tile.columns == 192)
-        return launch_tile<CLUSTER, Tile<1, 192>>(A, B, C, M, N, K, stream, share, t);
     if (tile.columns == 192)
         return launch_tile<CLUSTER, Tile<2, 192>>(A, B, C, M, N, K, stream, share, t);
     if (tile.columns == 224)
         return launch_tile<CLUSTER, Tile<2, 224>>(A, B, C, M, N, K, stream, share, t);
-    if (tile.rows == 64)
-        return launch_tile<CLUSTER, Tile<1, 256>>(A, B, C, M, N, K, stream, share, t);
     return launch_tile<CLUSTER, Tile<2, 256>>(A, B, C, M, N, K, stream, share, t);
 }
 
@@ -1007,6 +1010,7 @@ LADDER_REGISTER_STEP(tile_config, describe, set_timeline, {"cluster2", gemm},
                      {"bm128n144", gemm_forced<2, 128, 144, true>},
                      {"bm64n160", gemm_forced<2, 64, 160, true>}, {"bm64n96", gemm_forced<2, 64, 96, true>},
                      {"bm128n224", gemm_forced<2, 128, 224, true>},
-                     {"bm64n192", gemm_forced<2, 64, 192, true>}, {"bm128n64", gemm_forced<2, 128, 64, true>});
+                     {"bm64n192", gemm_forced<2, 64, 192, true>},
+                     {"bm128n64", gemm_forced<2, 128, 64, true>});
 
 }  // namespace ladder::step07
