@@ -418,18 +418,22 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     EXPECT_EQ(forced.bm, 128);
     EXPECT_EQ(forced.bn, 256);
     EXPECT_EQ(forced.stages, 4);
-    EXPECT_EQ(step_plan(7, "bm128n128", Problem{4096, 4096, 4096}).candidate.bn, 128);
-    EXPECT_EQ(step_plan(7, "bm128n128", Problem{4096, 4096, 4096}).candidate.stages, 6);
-    EXPECT_EQ(step_plan(7, "bm128n192", Problem{4096, 4096, 4096}).candidate.bn, 192);
-    EXPECT_EQ(step_plan(7, "bm128n192", Problem{4096, 4096, 4096}).candidate.stages, 4);
-    EXPECT_EQ(step_plan(7, "bm128n144", Problem{4096, 4096, 4096}).candidate.stages, 5);
-    EXPECT_EQ(step_plan(7, "bm64n160", Problem{4096, 4096, 4096}).candidate.stages, 7);
-    EXPECT_EQ(step_plan(7, "bm64n96", Problem{4096, 4096, 4096}).candidate.stages, 10);
-    EXPECT_EQ(step_plan(7, "bm128n224", Problem{4096, 4096, 4096}).candidate.stages, 4);
-    EXPECT_EQ(step_plan(7, "bm64n192", Problem{4096, 4096, 4096}).candidate.bm, 64);
-    EXPECT_EQ(step_plan(7, "bm64n192", Problem{4096, 4096, 4096}).candidate.stages, 6);
-    EXPECT_EQ(step_plan(7, "bm128n64", Problem{4096, 4096, 4096}).candidate.consumer_warpgroups, 2);
-    EXPECT_EQ(step_plan(7, "bm128n64", Problem{4096, 4096, 4096}).candidate.stages, 8);
+    // Each forced tile: its rows, columns and the stages its Tile holds (07's gemm.cu derives them).
+    struct Forced {
+        const char* variant;
+        int bm, bn, stages;
+    };
+    for (const Forced& f : {Forced{"bm128n128", 128, 128, 6}, Forced{"bm128n192", 128, 192, 4},
+                            Forced{"bm128n144", 128, 144, 5}, Forced{"bm64n160", 64, 160, 7},
+                            Forced{"bm64n96", 64, 96, 10}, Forced{"bm128n224", 128, 224, 4},
+                            Forced{"bm64n192", 64, 192, 6}, Forced{"bm128n64", 128, 64, 8}}) {
+        SCOPED_TRACE(f.variant);
+        const Candidate c = step_plan(7, f.variant, Problem{4096, 4096, 4096}).candidate;
+        EXPECT_EQ(c.bm, f.bm);
+        EXPECT_EQ(c.bn, f.bn);
+        EXPECT_EQ(c.consumer_warpgroups, f.bm / 64);
+        EXPECT_EQ(c.stages, f.stages);
+    }
     const Plan fitted = step_plan(7, "", Problem{160, 8192, 4096});
     EXPECT_EQ(fitted.problem.m, 8192);
     EXPECT_EQ(fitted.candidate.bn, 160);
