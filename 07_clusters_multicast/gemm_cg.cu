@@ -26,8 +26,9 @@
 // And one schedule that is not Hopper's but the persistent grid's: when the last wave of
 // tiles would leave many SMs idle, stream-K shares those tiles' k-blocks out among the
 // clusters in equal runs, and the cluster that holds a tile's first k-block adds the
-// others' partial sums (schedule.cuh beside this file; README.md section 5).
-// gemm_dataparallel never shares.
+// others' partial sums (schedule.cuh beside this file; README.md section 5). The
+// dataparallel variant never shares. And a tile per problem (README.md section 6): the
+// family and what lets one kernel serve every shape (edge boxes, C^T) are in tiles.cuh.
 //
 // Why it is faster: the persistent grid removes the launch and prologue of every tile
 // after the first on an SM, and its producer loads the next tile during the epilogue.
@@ -69,19 +70,17 @@
 #include <string>
 #include <utility>
 
-#include "layout.h"  // tile_place, b_slice_first_row, edge_box_rows, swizzled_offset, wgmma_acc_row/col
-// Schedule, WorkCursor, the partial tiles of stream-K and make_schedule: written out beside
-// this file.
-#include "schedule.cuh"
+#include "layout.h"  // swizzled_offset, wgmma_acc_row/col
+#include "schedule.cuh"  // written out beside this file: the persistent grid's work, stream-K
 #include "spin_guard.cuh"
 #include "registry.h"  // the registration statement at the end of the file
 #include "step_api.h"
 #include "tensor_map.h"
 #include "tile_choice.h"  // choose: the tile and C^T per problem
+#include "tiles.cuh"  // written out beside this file: the tile per problem
 #include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
 #include "tma.cuh"  // wait_barrier, tma_load_2d, arrive_expect_tx: taught in step 03
-// setmaxnreg_dec/inc, named_barrier_sync, store_pair, advance: taught in step 06
-#include "warp_specialization.cuh"
+#include "warp_specialization.cuh"  // setmaxnreg, named barriers, store_pair: taught in step 06
 #include "wgmma.cuh"  // smem_descriptor, wgmma_*, fence_accumulators: taught in step 05
 
 // VARIANT BEGIN: its own namespace (registered as step 07's "cg" at the end of the file)
@@ -91,173 +90,51 @@ namespace ladder::step07_cg {
 // -------------------------------------------------------------------------------------
 // Tile configuration
 // -------------------------------------------------------------------------------------
-// Registers decide the tile, exactly as in step 06: a consumer warpgroup issues wgmma
-// m64n256k16 into 64*256/128 = 128 fp32 accumulators per thread, so each consumer owns 64
-// rows of a 256-column tile. What this step adds is the choice of the tile per problem,
-// Tile<CONSUMERS, COLUMNS>: 1 or 2 consumers (64 or 128 rows) by 64 to 256 columns (wgmma
-// m64nNk16 with N = 256, 224, 192, 160, 144, 128, 96 or 64: N/2 accumulators per thread).
-//   * 128x256 (step 06's tile) is the ladder's shape for large problems.
-//   * The smaller tiles make more tiles: they fill the GPU when the problem has few, or
-//     fill its waves better, at the price of more bytes from L2 per FLOP (128x128: 32 KB a
-//     stage for half the math of 128x256's 48 KB).
-//   * Some widths fit a problem: 12 x 11 = 132 tiles of 128x144 cover 1536^2 in one wave of
-//     the H200's 132 SMs; a short side of 129 to 160 fits one 144- or 160-column tile; 96
-//     columns cut a short N of 161 to 192 into two columns of 64x96 tiles; 64x192 tiles take
-//     a short M of 161 to 192 as three rows; 224 columns fit 1792 = 8 x 224 and a short N of
-//     193 to 224.
-//   * 128x64 puts two consumers on an M of 97 to 128: half as many tiles as 64x64.
-// The planner picks one per problem (common/kernel/tile_choice.h, README.md section 6). A third
-// consumer (192x256, 22% fewer bytes per FLOP) does not compile: 512 threads start with
-// 65536/512 = 128 registers each, ptxas allocates the whole kernel within that, and a
-// wgmma m64n256 with its 128 accumulators needs at least 154 (error C7602).
-//
-// Shared memory (227 KB = 232448 bytes a CTA may opt in to): C staging for the TMA store
-// (one 64x128 bf16 tile per consumer, 16 KB each), the barriers and 2 KB of alignment
-// slack; then as many stages of A (BM x 64) and B (BN x 64) as fit:
-//   64x256:  16 KB + 5 stages x 40 KB = 216 KB      64x128:  16 KB + 8 stages x 24 KB = 208 KB
-//   128x256: 32 KB + 4 stages x 48 KB = 224 KB      128x128: 32 KB + 6 stages x 32 KB = 224 KB
-//   128x192: 32 KB + 4 stages x 40 KB = 192 KB     64x64:   16 KB + 13 stages x 16 KB = 224 KB
-//   128x144: 32 KB + 5 stages x 34 KB = 202 KB     64x160:  16 KB + 7 stages x 28 KB = 212 KB
-//   128x224: 32 KB + 4 stages x 44 KB = 208 KB     64x96:   16 KB + 10 stages x 20 KB = 216 KB
-//   128x64:  32 KB + 8 stages x 24 KB = 224 KB     64x192:  16 KB + 6 stages x 32 KB = 208 KB
-// (All of a consumer's 64x256 piece would be 32 KB: it is stored in two 128-column halves
-// through one 16 KB buffer, waiting for the first store to have read the buffer before
-// the second, so that the stages keep the room.)
-// Clusters do not change any of this: the B box of a stage is still BN rows; only who
-// loads which slice of it changes. So the tile and stage shapes do not depend on CLUSTER.
-constexpr int BK = 64;   // one 128-byte swizzle row of bf16
-constexpr int WARPGROUP_THREADS = 128;
-constexpr int WGMMA_M = 64;  // rows of C per consumer: one wgmma m64
-constexpr int WGMMA_K = 16;  // K of one wgmma (bf16)
-constexpr int MAX_CONSUMERS = 2;
+// The instruction: wgmma.mma_async m64nNk16. One warpgroup computes a 64 x N block of C,
+// N a multiple of 8 up to 256; K is 16 per instruction for bf16.
+constexpr int WGMMA_K = 16;
+// (WGMMA_M = 64, WARPGROUP_THREADS = 128 and BK = 64, which every tile of this step shares,
+// are defined in tiles.cuh beside this file.)
+
+// Registers decide the tile. The 64 x N fp32 accumulator is spread over the warpgroup's
+// 128 threads: 64 * N / 128 = N / 2 registers each, 128 for the widest N = 256. A thread
+// may hold at most 255 registers and an SM has 65536. With ~40 more per thread for
+// addresses, loop state and the epilogue (ptxas -v reports the real count):
+//   2 warpgroups: 256 threads * 168 = 43008 registers   fits, one CTA per SM
+//   3 warpgroups: 384 threads * 168 = 64512 registers   only just, and BM = 192
+//   4 warpgroups: 512 threads * 168 = 86016 registers   does not fit
+// So 2 warpgroups, each owning 64 rows: BM = 128, BN = 256. The widest wgmma also
+// means each warpgroup reads its 64 rows of A once per k-step for all 256 columns.
+// As in step 06 a third warpgroup, the producer, holds no accumulators: the CTA is the 384
+// threads of the "only just" line, and __launch_bounds__(384, 1) starts every thread at
+// 65536/384 = 170 -> 168 registers (allocation granularity 8). setmaxnreg then re-balances:
+// producer 40, consumers 232, 128 * 40 + 256 * 232 = 5120 + 59392 = 64512 <= 65536. 40 is
+// more than the producer's loop needs (a stage index, a phase, two tensor-map pointers,
+// coordinates); 232 leaves the consumer ~100 registers above its accumulators so the
+// compiler never spills them (ptxas -v reports 0 bytes spill for this kernel).
+constexpr int K_STEPS = BK / WGMMA_K;                                // 4 wgmmas per k-block
+
+// Shared memory decides the stages. One stage holds a k-block of both operands, one TMA
+// box each: A 128 x 64 x 2 B = 16 KB, B 256 x 64 x 2 B = 32 KB, 48 KB per stage. A CTA may
+// opt in to 227 KB (232448 bytes) on an H100; 1 KB of that goes to aligning the base to
+// 1024 bytes and 1 KB to the barriers (the struct pads them to its 1024-byte alignment):
+//   (232448 - 2048 - 2 * 16384) / 49152 = 4.02  ->  STAGES = 4, beside the two 16 KB C
+//   buffers of the TMA-store epilogue (one per consumer). Clusters change none of this: a
+//   stage still holds the whole B box; only who loads which slice of it changes.
+// New is a tile per problem, Tile<CONSUMERS, COLUMNS>: one or two consumers (64 or 128
+// rows) by 64 to 256 columns, 128x256 for large problems, each with as many stages as fit.
+// tiles.cuh beside this file derives them all (read it next); the planner picks one per
+// problem (common/kernel/tile_choice.h, README.md section 6). The kernel takes its tile as T.
+template <int CONSUMERS, int COLUMNS>
+struct Tile : TileShape<CONSUMERS, COLUMNS> {};
 constexpr int ROW_BYTES = BK * static_cast<int>(sizeof(__nv_bfloat16));  // 128
-constexpr size_t SMEM_OPTIN_BYTES = 232448;  // 227 KB: H100's MaxSharedMemoryPerBlockOptin
-constexpr int EPI_N = 128;    // columns of C a consumer stages in shared memory at a time
-constexpr int C_BOX = 64;     // a TMA store box is 64x64 bf16: 128-byte rows, one swizzle span
 // Grouped rasterization: tiles are walked GROUP_M_TILES rows of tiles at a time, down each
 // column of the group before moving right. See tile_origin.
 constexpr int GROUP_M_TILES = 16;
-// Stream-K (see Schedule and make_schedule): how many clusters share the last wave is
-// decided by stream_k::sharing_clusters (common/kernel/stream_k.h), from constants measured on the
-// H200; the planner uses the same rule to predict this launch.
-constexpr uint32_t C_STAGE_BYTES = WGMMA_M * EPI_N * sizeof(__nv_bfloat16);  // 16 KB per consumer
 
-template <int CONSUMERS, int COLUMNS>
-struct Tile {
-    static constexpr int CONSUMER_WARPGROUPS = CONSUMERS;
-    static constexpr int BM = WGMMA_M * CONSUMERS;  // rows of C per CTA
-    static constexpr int BN = COLUMNS;  // columns of C per CTA (one B box, shared by the cluster)
-    static constexpr int ACC_REGS = WGMMA_M * BN / WARPGROUP_THREADS;  // fp32 accumulators per thread
-    static constexpr int THREADS = (1 + CONSUMERS) * WARPGROUP_THREADS;
-    static constexpr uint32_t A_TILE_BYTES = BM * BK * sizeof(__nv_bfloat16);
-    static constexpr uint32_t B_TILE_BYTES = BN * BK * sizeof(__nv_bfloat16);
-    // A consumer's partial tile for stream-K: 64 x BN fp32 (64 KB at BN = 256).
-    static constexpr int PARTIAL_FLOATS = WGMMA_M * BN;
-    // Columns the TMA store writes: whole 64-column boxes. The rest of a width that is not
-    // a multiple of 64 (the last 16 of 144, the last 32 of 160, 96 and 224) is stored directly.
-    static constexpr int TMA_COLUMNS = BN / C_BOX * C_BOX;
-    // Columns the epilogue stages per round through the consumer's 64x128 C buffer: 128,
-    // or one 64-column box at a time where 128 does not divide them (the 192 of 192 and of 224).
-    static constexpr int EPI_COLUMNS = TMA_COLUMNS % EPI_N == 0 ? EPI_N : C_BOX;
-    // The most stages that fit beside the C staging, the barriers and the alignment slack.
-    static constexpr int STAGES =
-        static_cast<int>((SMEM_OPTIN_BYTES - CONSUMERS * C_STAGE_BYTES - 2048) /
-                         (A_TILE_BYTES + B_TILE_BYTES));
-    // setmaxnreg: the producer keeps what issuing TMA needs, the consumers take the rest of
-    // the CTA's launch allocation. With one consumer every thread already has the most a
-    // thread can hold (255), so there is nothing to move.
-    static constexpr int LAUNCH_REGISTERS = 65536 / THREADS / 8 * 8;  // per thread, at launch
-    static constexpr int PRODUCER_REGISTERS = 40;
-    static constexpr int CONSUMER_REGISTERS = 232;
-    static constexpr bool MOVES_REGISTERS = CONSUMERS > 1;
-
-    struct SharedStorage {
-        // Every tile is a multiple of 1024 bytes, so with the struct 1024-aligned every tile
-        // is too (the 128B swizzle pattern, and wgmma's and TMA's reading of it, are
-        // anchored there). The B slices a cluster's CTAs multicast start at multiples of 64
-        // rows = 8 KB.
-        alignas(1024) __nv_bfloat16 a[STAGES][BM * BK];
-        alignas(1024) __nv_bfloat16 b[STAGES][BN * BK];
-        alignas(1024) __nv_bfloat16 c[CONSUMERS][WGMMA_M * EPI_N];  // two 64x64 boxes each
-        uint64_t full_barrier[STAGES];   // "A and every B slice have landed in THIS CTA"
-        uint64_t empty_barrier[STAGES];  // "every consumer of the cluster is done reading"
-    };
-    static constexpr size_t SMEM_BYTES = sizeof(SharedStorage) + 1024;
-
-    static_assert(CONSUMERS >= 1 && CONSUMERS <= MAX_CONSUMERS, "64 or 128 rows");
-    static_assert(BN == 64 || BN == 96 || BN == 128 || BN == 144 || BN == 160 || BN == 192 ||
-                      BN == 224 || BN == 256,
-                  "wgmma m64n{64,96,128,144,160,192,224,256}k16 (wgmma.cuh)");
-    static_assert(TMA_COLUMNS % EPI_COLUMNS == 0 && EPI_COLUMNS % C_BOX == 0,
-                  "whole store boxes per round");
-    static_assert(BM <= 256, "a TMA box has at most 256 rows");
-    static_assert(STAGES >= 2, "a consumer holds one stage while it waits for the next: at least two");
-    static_assert(SMEM_BYTES <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
-    static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
-                  "every tile starts on a 1024-byte boundary, where the swizzle pattern starts");
-    static_assert(PRODUCER_REGISTERS % 8 == 0 && CONSUMER_REGISTERS % 8 == 0,
-                  "setmaxnreg counts are multiples of 8");
-    static_assert(PRODUCER_REGISTERS >= 24 && CONSUMER_REGISTERS <= 256,
-                  "setmaxnreg range is 24..256");
-    // setmaxnreg only moves registers within what the CTA was launched with: a consumer's
-    // setmaxnreg.inc waits until the producer's .dec has handed enough back, and would
-    // wait forever if it asked for more.
-    static_assert(!MOVES_REGISTERS ||
-                      WARPGROUP_THREADS * (PRODUCER_REGISTERS + CONSUMERS * CONSUMER_REGISTERS) <=
-                          LAUNCH_REGISTERS * THREADS,
-                  "the re-balanced registers must fit the CTA's launch allocation");
-    static_assert(CONSUMER_REGISTERS >= ACC_REGS + 64, "room above the accumulators");
-    static_assert(A_TILE_BYTES + B_TILE_BYTES < (1u << 20),
-                  "an mbarrier transaction count must stay below 2^20");
-};
-
-// Rows of the BN-row B box that one CTA of a cluster loads and multicasts.
-template <int CLUSTER, class T>
-constexpr int B_SLICE_ROWS = T::BN / CLUSTER;
-template <int CLUSTER, class T>
-constexpr uint32_t B_SLICE_BYTES = B_SLICE_ROWS<CLUSTER, T> * BK * sizeof(__nv_bfloat16);
-
-static_assert(WGMMA_M == 64, "each consumer issues wgmma with M = 64");
 static_assert(ROW_BYTES == 128,
               "a k-block row must be exactly one 128-byte swizzle span");
-static_assert(C_BOX * sizeof(__nv_bfloat16) == ROW_BYTES,
-              "a C store box row must be exactly one 128-byte swizzle span");
 static_assert(BK % WGMMA_K == 0, "a k-block is whole wgmma k-steps");
-static_assert(EPI_N % C_BOX == 0, "whole store boxes per epilogue round");
-static_assert(C_STAGE_BYTES % 1024 == 0, "C tiles stay 1024-aligned");
-static_assert(Tile<1, 256>::STAGES == 5 && Tile<2, 256>::STAGES == 4 && Tile<1, 128>::STAGES == 8 &&
-                  Tile<2, 128>::STAGES == 6,
-              "the derivation above");
-static_assert(Tile<1, 128>::STAGES == tile_choice::stages({64, 128}) &&
-                  Tile<2, 128>::STAGES == tile_choice::stages({128, 128}) &&
-                  Tile<1, 256>::STAGES == tile_choice::stages({64, 256}) &&
-                  Tile<2, 256>::STAGES == tile_choice::stages({128, 256}),
-              "the planner models the stages the kernel holds");
-static_assert(Tile<2, 192>::STAGES == 4 && Tile<2, 192>::STAGES == tile_choice::stages({128, 192}),
-              "the derivation above");
-static_assert(Tile<1, 64>::STAGES == 13 && Tile<1, 64>::STAGES == tile_choice::stages({64, 64}),
-              "the derivation above");
-static_assert(Tile<1, 96>::STAGES == 10 && Tile<1, 96>::STAGES == tile_choice::stages({64, 96}) &&
-                  Tile<1, 192>::STAGES == 6 && Tile<1, 192>::STAGES == tile_choice::stages({64, 192}) &&
-                  Tile<2, 224>::STAGES == 4 && Tile<2, 224>::STAGES == tile_choice::stages({128, 224}) &&
-                  Tile<2, 64>::STAGES == 8 && Tile<2, 64>::STAGES == tile_choice::stages({128, 64}),
-              "the derivation above");
-static_assert(Tile<2, 144>::STAGES == 5 && Tile<2, 144>::STAGES == tile_choice::stages({128, 144}) &&
-                  Tile<1, 160>::STAGES == 7 && Tile<1, 160>::STAGES == tile_choice::stages({64, 160}),
-              "the derivation above");
-
-// The largest cluster, up to CLUSTER, whose B slices are whole 8-row swizzle atoms (1024
-// bytes): each slice lands at its own place in the stage, and the 128B swizzle pattern
-// (which wgmma reads back) is anchored at 1024-byte boundaries. 144 rows cut in 4 would be
-// 36-row slices, so the 128x144 tile runs clusters of at most 2.
-template <class T>
-constexpr int slice_cluster(int cluster) {
-    return (T::BN / cluster) % 8 == 0 ? cluster : slice_cluster<T>(cluster / 2);
-}
-static_assert(slice_cluster<Tile<2, 144>>(4) == 2 && slice_cluster<Tile<1, 160>>(4) == 4 &&
-                  slice_cluster<Tile<1, 96>>(4) == 4 && slice_cluster<Tile<2, 224>>(4) == 4 &&
-                  slice_cluster<Tile<2, 256>>(4) == 4,
-              "the cluster sizes each tile runs");
 
 // -------------------------------------------------------------------------------------
 // Device helpers carried over from steps 03 to 06
@@ -267,18 +144,17 @@ static_assert(slice_cluster<Tile<2, 144>>(4) == 2 && slice_cluster<Tile<1, 160>>
 // wgmma_m64n256k16 from wgmma.cuh; setmaxnreg_dec/inc, named_barrier_sync, store_pair and
 // advance from warp_specialization.cuh.)
 
-// PTX ISA "bar.sync" (barrier.cta): named hardware barriers 1..15 (0 is __syncthreads)
-// that complete when `count` threads have arrived. Here each consumer warpgroup has its
-// own (ids 1 and 2, 128 threads) to order its epilogue's shared-memory writes against the
-// TMA store that reads them, without stopping the other warpgroups. SASS: BAR.SYNC.
-constexpr int EPILOGUE_BARRIER_ID = 1;  // + consumer index
-
 // -------------------------------------------------------------------------------------
 // Device helpers new to this step
 // -------------------------------------------------------------------------------------
-// (The persistent grid's schedule and stream-K's partial tiles are in schedule.cuh, beside
-// this file: Schedule, WorkCursor, partial_holders, hand_over_partial, add_partials, and for
-// the host resident_grid, make_schedule and stream_k_workspace.)
+// Written out beside this file: the persistent grid's schedule and stream-K's partial tiles
+// in schedule.cuh (Schedule, WorkCursor, fix_up), and the tile per problem in tiles.cuh.
+
+// The TMA-store epilogue's named barriers: each consumer warpgroup has its own (ids 1 and
+// 2, 128 threads) to order its shared-memory writes against the TMA store that reads them,
+// without stopping the other warpgroups.
+constexpr int EPILOGUE_BARRIER_ID = 1;  // + consumer index
+
 // Distributed shared memory (DSMEM) rules this kernel relies on (CUDA programming guide,
 // "Distributed Shared Memory"; PTX ISA "State spaces: .shared::cluster"):
 //   1. A CTA's shared memory is reachable by every CTA of its cluster through the
@@ -319,8 +195,7 @@ __device__ __forceinline__ void cluster_sync() { cooperative_groups::this_cluste
 template <int CLUSTER>
 __device__ __forceinline__ void release_stage(uint64_t* empty_barrier, int thread_in_wg) {
     if constexpr (CLUSTER == 1) {
-        // CCCL: cuda::ptx::mbarrier_arrive(bar)   PTX: mbarrier.arrive.shared.b64 _, [bar];
-        if (thread_in_wg == 0) cuda::ptx::mbarrier_arrive(empty_barrier);
+        if (thread_in_wg == 0) ladder::release_stage(empty_barrier);  // step 06's
     } else {
         if (thread_in_wg < CLUSTER) {
             // VARIANT BEGIN: map_shared_rank + CCCL's shared::cluster arrive
@@ -373,40 +248,6 @@ __device__ __forceinline__ void store_shared_bf16x2(uint32_t addr, float lo, flo
     const uint32_t bits = static_cast<uint32_t>(__bfloat16_as_ushort(v.x)) |
                           static_cast<uint32_t>(__bfloat16_as_ushort(v.y)) << 16;
     asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(bits) : "memory");
-}
-
-// How the epilogue writes C (launch_tile decides): a TMA store where C's tensor map exists,
-// step 06's direct stores where it cannot (N % 8 != 0), or direct stores of the transpose
-// when the kernel computes C^T = B A^T for a problem of few columns, or of 129 to 192 rows
-// (README.md section 6).
-enum CStore : int { kStoreTma = 0, kStoreDirect = 1, kStoreTransposed = 2 };
-
-// The direct-store epilogue of a kernel that computes C^T: element (row, col) of C^T's
-// tile is element (col, row) of C, whose rows are ldc = the kernel's M apart. In n8 block
-// q a thread holds rows r and r + 8 of columns c = 8q + 2(lane % 4) and c + 1 (wgmma's D
-// layout, as in the epilogue below): four 2-byte stores, at offsets 0, 8, ldc and ldc + 8
-// from one pointer that moves 8 rows of C per block. The 8 lanes that share a column write
-// neighbouring elements of one row of C.
-template <int ACC_REGS>
-__device__ __forceinline__ void store_tile_transposed(__nv_bfloat16* c_tile, int ldc, int rows_left,
-                                                      int cols_left, int warp, int lane,
-                                                      const float (&acc)[ACC_REGS]) {
-    const int row = layout::wgmma_acc_row(warp, lane, 0);
-    const int col0 = layout::wgmma_acc_col(lane, 0);
-    const bool row_in = row < rows_left, row8_in = row + 8 < rows_left;
-    __nv_bfloat16* p = c_tile + static_cast<size_t>(col0) * ldc + row;
-#pragma unroll
-    for (int q = 0; q < ACC_REGS / 4; ++q, p += static_cast<size_t>(8) * ldc) {
-        const int col = col0 + 8 * q;
-        if (col < cols_left) {
-            if (row_in) p[0] = __float2bfloat16(acc[4 * q]);
-            if (row8_in) p[8] = __float2bfloat16(acc[4 * q + 2]);
-        }
-        if (col + 1 < cols_left) {
-            if (row_in) p[ldc] = __float2bfloat16(acc[4 * q + 1]);
-            if (row8_in) p[ldc + 8] = __float2bfloat16(acc[4 * q + 3]);
-        }
-    }
 }
 
 // The cluster tiles of an M x N problem, as (rows, columns): a cluster tile is CLUSTER
@@ -465,20 +306,22 @@ __device__ __forceinline__ int read_cluster_id() {
 // -------------------------------------------------------------------------------------
 // Kernel
 // -------------------------------------------------------------------------------------
-// Warpgroup 0 produces, warpgroups 1 and 2 consume, as in step 06. The ring protocol,
-// per stage, now spans the cluster:
-//   full_barrier  count 1: this CTA's producer's arrive.expect_tx, plus the bytes of its
-//                 own A box and of EVERY CTA's B slice (the multicast copies signal the
-//                 barrier at the same offset in each destination CTA). Bytes may land
-//                 before the expect_tx; the transaction count goes negative meanwhile,
-//                 and the phase cannot complete without the producer's arrival.
-//   empty_barrier count 2 * CLUSTER: each consumer warpgroup of each CTA arrives once.
-//                 Until then no producer of the cluster may write its slice again.
+// Warpgroup 0 produces, warpgroups 1 and 2 consume. The ring protocol, per stage:
+//   full_barrier  count 1: the producer's arrive.expect_tx, plus the TMA transaction
+//                 bytes of the boxes that signal it: this CTA's A box and EVERY CTA's B
+//                 slice (a multicast copy signals the barrier at the same offset in each
+//                 CTA it writes). Bytes may land before the expect_tx; the transaction
+//                 count goes negative meanwhile, and the phase cannot complete without the
+//                 producer's arrival. It completes once per fill, so consumers
+//                 wait on it with the parity of the current lap.
+//   empty_barrier count EMPTY_ARRIVALS: one per consumer warpgroup that reads the stage,
+//                 in every CTA of the cluster: until then no producer may write its slice.
+//                 The producer waits on it with the OPPOSITE parity: on its first lap the
+//                 "previous phase" (parity 1) of a fresh barrier counts as complete, so
+//                 the first STAGES fills go out without waiting.
 // Stage and phase run on across tiles: fill f is the f-th k-block this CTA loads, over
 // all its tiles, and producer and consumers walk the same tile sequence.
-// a_edge_map, a_edge_bytes: the A map of the last row of tiles, whose box holds only the
-// rows left, and what one such box delivers; b_edge_map, b_edge_bytes: the same for the B
-// slice that holds the last column of C, where that slice is not whole (see launch_tile).
+// a_edge_map, b_edge_map and their bytes: the edge boxes of tiles.cuh (see launch_tile).
 template <int CLUSTER, class T>
 __global__ void __launch_bounds__(T::THREADS, 1)
 gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
@@ -487,18 +330,18 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             int* __restrict__ flags, const __grid_constant__ CUtensorMap a_edge_map,
             uint32_t a_edge_bytes, const __grid_constant__ CUtensorMap b_edge_map,
             uint32_t b_edge_bytes) {
-    // ---- setup: carve shared memory, find this CTA's place, initialise the barriers -----
+    // ---- setup: which warpgroup, which CTA of the cluster, shared storage, barriers ----
     constexpr int STAGES = T::STAGES, CONSUMER_WARPGROUPS = T::CONSUMER_WARPGROUPS;
     constexpr int BN = T::BN, ACC_REGS = T::ACC_REGS;
     constexpr uint32_t A_TILE_BYTES = T::A_TILE_BYTES, B_TILE_BYTES = T::B_TILE_BYTES;
     constexpr int B_SLICE = B_SLICE_ROWS<CLUSTER, T>;
     static_assert(B_SLICE % 8 == 0, "whole swizzle atoms per slice (slice_cluster)");
-    // Arrivals that complete an empty barrier: one per consumer warpgroup of every CTA in
-    // the cluster, because every CTA of the cluster writes a slice of B into every stage.
+    // Every CTA of the cluster writes a slice of B into every stage.
     constexpr uint32_t EMPTY_ARRIVALS = CONSUMER_WARPGROUPS * CLUSTER;
+    using SharedStorage = typename T::SharedStorage;
     extern __shared__ uint8_t smem_raw[];
     const uintptr_t smem_base = (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023};
-    auto& s = *reinterpret_cast<typename T::SharedStorage*>(smem_base);
+    SharedStorage& s = *reinterpret_cast<SharedStorage*>(smem_base);
 
     const int warpgroup = threadIdx.x / WARPGROUP_THREADS;
     const int thread_in_wg = threadIdx.x % WARPGROUP_THREADS;
@@ -510,13 +353,15 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 
     if (threadIdx.x == 0) {
         for (int stage = 0; stage < STAGES; ++stage) {
-            // CCCL: cuda::ptx::mbarrier_init(bar, count)
-            // PTX:  mbarrier.init.shared.b64 [bar], count;   (PTX ISA "mbarrier.init")
+            // One expected arrival per phase: the producer's arrive.expect_tx. The bytes
+            // of the two boxes are the rest of what completes the phase.
+            //   CCCL: cuda::ptx::mbarrier_init(bar, count)
+            //   PTX:  mbarrier.init.shared.b64 [bar], count;
             cuda::ptx::mbarrier_init(&s.full_barrier[stage], 1);
-            cuda::ptx::mbarrier_init(&s.empty_barrier[stage], EMPTY_ARRIVALS);
+            cuda::ptx::mbarrier_init(&s.empty_barrier[stage], uint32_t{EMPTY_ARRIVALS});
         }
-        // Make the initialised barriers visible to the async proxy (the TMA unit) and to
-        // the other CTAs of the cluster.  PTX: fence.mbarrier_init.release.cluster;
+        // The copy engine (the "async proxy") must see the initialised barriers before it
+        // signals one.  PTX: fence.mbarrier_init.release.cluster;
         cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
     }
     // DSMEM rule 2: no CTA multicasts into, or arrives on, a peer's barriers before the
@@ -524,7 +369,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     cluster_sync();
 
     if (warpgroup == 0) {
-        // ---- producer: one thread keeps the ring full, tile after tile ----------------
+        // ---- producer: one thread keeps the ring full ---------------------------------
         if constexpr (T::MOVES_REGISTERS) setmaxnreg_dec<T::PRODUCER_REGISTERS>();
         if (thread_in_wg == 0) {
             const int cluster_id = read_cluster_id();
@@ -542,23 +387,19 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 const CUtensorMap* a_source = a_edge ? &a_edge_map : &a_map;
                 const uint32_t a_bytes = a_edge ? a_edge_bytes : A_TILE_BYTES;
                 // Boxes wholly outside the matrix are not issued (and their bytes not
-                // expected): when M is not a multiple of CLUSTER*128 the last CTAs of a
-                // cluster may have no rows, and when N < 256 the last B slices no columns.
-                // The stale shared memory their consumers then multiply only reaches rows
-                // and columns of C that are never stored. All CTAs of a cluster share n0,
-                // so they agree on b_slices.
+                // expected): when M is not a multiple of CLUSTER*BM the last CTAs of a
+                // cluster may have no rows, and when N - n0 < BN the last B slices no
+                // columns. The stale shared memory their consumers then multiply only
+                // reaches rows and columns of C that are never stored. All CTAs of a
+                // cluster share n0, so they agree on b_slices.
                 const bool a_in_bounds = m0 < M;
                 const int b_slices = min(CLUSTER, (N - n0 + B_SLICE - 1) / B_SLICE);
-                // In the last column of tiles, the slice that holds C's last column reads B
-                // through a map whose box holds only the rows left, as A's last row of tiles.
-                const int b_edge_slice =
-                    N - n0 < BN && (N - n0) % B_SLICE != 0 ? (N - n0) / B_SLICE : CLUSTER;
-                const uint32_t tx_bytes =
-                    (a_in_bounds ? a_bytes : 0u) +
-                    static_cast<uint32_t>(b_slices) * B_SLICE_BYTES<CLUSTER, T> -
-                    (b_edge_slice < CLUSTER ? B_SLICE_BYTES<CLUSTER, T> - b_edge_bytes : 0u);
-                const CUtensorMap* b_source =
-                    static_cast<int>(rank) == b_edge_slice ? &b_edge_map : &b_map;
+                // The slice that holds C's last column may read a shorter box, like A's last
+                // row of tiles (tiles.cuh).
+                const int b_edge = b_edge_slice<CLUSTER, T>(N - n0);
+                const uint32_t tx_bytes = stage_tx_bytes<CLUSTER, T>(a_in_bounds ? a_bytes : 0u,
+                                                                     b_slices, b_edge, b_edge_bytes);
+                const CUtensorMap* b_source = static_cast<int>(rank) == b_edge ? &b_edge_map : &b_map;
                 for (int kb = unit.kb_begin; kb < unit.kb_end; ++kb, ++fill) {
                     wait_barrier(&s.empty_barrier[stage], phase ^ 1u, "empty barrier");
                     LADDER_TIMELINE_PRODUCER(LoadIssue, fill);
@@ -595,14 +436,18 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         const int cluster_id = read_cluster_id();
         const int warp = thread_in_wg / 32;
         const int lane = thread_in_wg % 32;
+
+        // ---- main loop: wgmma on full stages, hand each back as soon as it is read ------
+        // Both consumers read every fill, from fill 0 on (the timeline numbers k-blocks by
+        // fill); this consumer's 64 rows are the top or bottom half of each stage's A box.
         int stage = 0;
         uint32_t phase = 0;
         float acc[ACC_REGS];
-        // The descriptors of stage 0, this consumer's 64 rows of A (the top or bottom half
-        // of the A box) and B. Stage s, k16 step k is the same descriptor with its start
-        // address field (bits 0-13, address / 16) advanced by s*stage_bytes/16 + k*32/16:
-        // one add, instead of rebuilding the descriptor for every wgmma. Shared addresses
-        // stay below 2^18, so the 14-bit field cannot carry into the next one.
+        // The descriptors of stage 0 for this consumer's rows of A and for B. Stage s, k16
+        // step k is the same descriptor with its start address field (bits 0-13, address / 16)
+        // advanced by s*stage_bytes/16 + k*32/16: one add, instead of rebuilding the
+        // descriptor for every wgmma. Shared addresses stay below 2^18, so the 14-bit field
+        // cannot carry into the next one.
         uint32_t a_desc0 = smem_descriptor_lo(
             static_cast<uint32_t>(__cvta_generic_to_shared(s.a[0])) + consumer * WGMMA_M * ROW_BYTES);
         uint32_t b_desc0 = smem_descriptor_lo(static_cast<uint32_t>(__cvta_generic_to_shared(s.b[0])));
@@ -620,8 +465,6 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         while (work.next_unit(sched, unit)) {
             const int2 origin = cta_origin<CLUSTER, T>(unit.tile, M, N, rank);
             const int m0 = origin.x, n0 = origin.y;
-
-            // ---- main loop: wgmma on full stages, hand each back as soon as it is read -
             int previous_stage = -1;
             [[maybe_unused]] const int first_fill = fill;  // timeline
             for (int kb = unit.kb_begin; kb < unit.kb_end; ++kb, ++fill) {
@@ -632,20 +475,11 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                 const uint32_t b_desc = b_desc0 + stage * (B_TILE_BYTES >> 4);
                 wgmma_fence();
 #pragma unroll
-                for (int k = 0; k < BK / WGMMA_K; ++k) {
-                    const uint32_t k_step = k * WGMMA_K * sizeof(__nv_bfloat16) >> 4;  // 32 B
-                    const uint32_t accumulate = (kb > unit.kb_begin || k > 0) ? 1u : 0u;
-                    const uint64_t a = smem_descriptor_with_lo(a_desc + k_step);
-                    const uint64_t b = smem_descriptor_with_lo(b_desc + k_step);
-                    // The tile's width is the wgmma's N (wgmma.cuh has each shape).
-                    if constexpr (BN == 256) wgmma_m64n256k16(acc, a, b, accumulate);
-                    else if constexpr (BN == 224) wgmma_m64n224k16(acc, a, b, accumulate);
-                    else if constexpr (BN == 192) wgmma_m64n192k16(acc, a, b, accumulate);
-                    else if constexpr (BN == 160) wgmma_m64n160k16(acc, a, b, accumulate);
-                    else if constexpr (BN == 144) wgmma_m64n144k16(acc, a, b, accumulate);
-                    else if constexpr (BN == 96) wgmma_m64n96k16(acc, a, b, accumulate);
-                    else if constexpr (BN == 128) wgmma_m64n128k16(acc, a, b, accumulate);
-                    else wgmma_m64n64k16(acc, a, b, accumulate);
+                for (int ks = 0; ks < K_STEPS; ++ks) {
+                    const uint32_t k_step = ks * WGMMA_K * sizeof(__nv_bfloat16) >> 4;  // 32 B
+                    const uint32_t accumulate = (kb > unit.kb_begin || ks > 0) ? 1u : 0u;
+                    wgmma_tile<BN>(acc, smem_descriptor_with_lo(a_desc + k_step),
+                                   smem_descriptor_with_lo(b_desc + k_step), accumulate);
                 }
                 wgmma_commit_group();
                 // Keep this k-block's wgmma running and wait only for the previous one:
@@ -670,26 +504,15 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             // just released: this epilogue overlaps those loads.
 
             // ---- epilogue: accumulators -> bf16 -> swizzled smem -> TMA store ----------
-            // wgmma's D layout: warp w of the warpgroup owns rows 16w..16w+15; in each n8
-            // column block j/4, lane l holds rows l/4 and l/4 + 8, columns 2(l%4), +1:
-            //   acc[j] -> row 16w + l/4 + 8*((j/2)%2),  col 8*(j/4) + 2*(l%4) + j%2.
+            // (wgmma's D layout as in step 06: layout::wgmma_acc_row/col.)
             const int row0 = m0 + consumer * WGMMA_M;  // first row of this consumer's piece
             if (row0 >= M) continue;  // the whole piece is below C (uniform per warpgroup)
-
-            // ---- stream-K: hand a partial tile to its owner, or collect the others' ----
-            const int cta = cluster_id * CLUSTER + static_cast<int>(rank);
-            const int barrier_id = EPILOGUE_BARRIER_ID + consumer;
-            if (unit.kb_begin > 0) {
-                // Not the tile's first k-block: the owner finishes the tile. Publish and go on.
-                hand_over_partial<T, WARPGROUP_THREADS>(partials, flags, cta, consumer, barrier_id,
-                                                        thread_in_wg, acc);
+            // Stream-K (schedule.cuh): a unit that does not start its tile hands its partial
+            // sums to the tile's owner and is done; the owner adds them before it stores.
+            if (!fix_up<T, CLUSTER, WARPGROUP_THREADS>(sched, unit, partials, flags, cluster_id, rank,
+                                                       consumer, EPILOGUE_BARRIER_ID + consumer,
+                                                       thread_in_wg, acc))
                 continue;
-            }
-            if (unit.kb_end < sched.k_blocks)  // the owner: the next clusters hold the rest
-                add_partials<T, CLUSTER, WARPGROUP_THREADS>(
-                    partials, flags, cluster_id, static_cast<int>(rank),
-                    partial_holders(sched, cluster_id, unit.tile), consumer, barrier_id, thread_in_wg,
-                    acc);
             // Timeline: each tile's epilogue keeps its own slot, under the tile's first fill.
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueStart, first_fill);
             if (c_store == kStoreTma) {
@@ -738,30 +561,19 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
                         cuda::ptx::cp_async_bulk_commit_group();
                     }
                 }
-                // The columns past the last whole 64-column box, stored directly (as step 06).
-#pragma unroll
-                for (int j = T::TMA_COLUMNS / 2; j < ACC_REGS; j += 2) {
-                    const int row = layout::wgmma_acc_row(warp, lane, j);
-                    const int col = layout::wgmma_acc_col(lane, j);
-                    store_pair(C + static_cast<size_t>(row0) * N + n0, N, M - row0, N - n0, row, col,
-                               acc[j], acc[j + 1]);
-                }
+                // The columns past the last whole 64-column box, stored directly (tiles.cuh).
+                store_tile_direct<T::TMA_COLUMNS / 2>(C + static_cast<size_t>(row0) * N + n0, N,
+                                                      M - row0, N - n0, warp, lane, acc);
             } else {
-                // No C tensor map (N % 8 != 0, or C^T computed): direct stores.
+                // No C tensor map (N % 8 != 0, or C^T computed): direct stores (tiles.cuh).
                 const int rows_left = M - row0;
                 const int cols_left = N - n0;
-                if (c_store == kStoreTransposed) {
+                if (c_store == kStoreTransposed)
                     store_tile_transposed(C + static_cast<size_t>(n0) * M + row0, M, rows_left,
                                           cols_left, warp, lane, acc);
-                } else {
-                    __nv_bfloat16* c_tile = C + static_cast<size_t>(row0) * N + n0;
-#pragma unroll
-                    for (int j = 0; j < ACC_REGS; j += 2) {
-                        const int row = layout::wgmma_acc_row(warp, lane, j);
-                        const int col = layout::wgmma_acc_col(lane, j);
-                        store_pair(c_tile, N, rows_left, cols_left, row, col, acc[j], acc[j + 1]);
-                    }
-                }
+                else
+                    store_tile_direct<0>(C + static_cast<size_t>(row0) * N + n0, N, rows_left,
+                                         cols_left, warp, lane, acc);
             }
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueEnd, first_fill);
         }
@@ -781,22 +593,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 // -------------------------------------------------------------------------------------
 constexpr const char* kStep = "07_clusters_multicast";
 
-// The GPU's SM count, asked once per device: the planner's tile choice
-// needs it on every call, and the persistent grid's size.
-inline cudaError_t sm_count(int* sms) {
-    int device = 0;
-    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
-        return fail(err, "%s: cudaGetDevice: %s", kStep, cudaGetErrorString(err));
-    static PerDeviceCache<int> cache;
-    return cache.get(device, sms, [&](int* out) {
-        if (cudaError_t err = cudaDeviceGetAttribute(out, cudaDevAttrMultiProcessorCount, device);
-            err != cudaSuccess)
-            return fail(err, "%s: cudaDeviceGetAttribute: %s", kStep, cudaGetErrorString(err));
-        return cudaSuccess;
-    });
-}
-
-// One tile height and cluster size. With `transposed` the caller has swapped A with B and M
+// One tile and cluster size. With `transposed` the caller has swapped A with B and M
 // with N: the kernel computes C^T = B A^T and stores it transposed into C.
 template <int CLUSTER, class T>
 cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
@@ -825,9 +622,7 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
 
     cudaLaunchAttribute attribute{};
     attribute.id = cudaLaunchAttributeClusterDimension;
-    attribute.val.clusterDim.x = CLUSTER;
-    attribute.val.clusterDim.y = 1;
-    attribute.val.clusterDim.z = 1;
+    attribute.val.clusterDim = {CLUSTER, 1, 1};
     cudaLaunchConfig_t config{};
     config.blockDim = dim3(THREADS);
     config.dynamicSmemBytes = SMEM_BYTES;
@@ -839,68 +634,33 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     // Never more than there are tiles.
     Resident resident{};
     if (cudaError_t err =
-            resident_grid<gemm_kernel<1, T>, gemm_kernel<CLUSTER, T>>(kStep, config, sm_count, &resident);
+            resident_grid<gemm_kernel<1, T>, gemm_kernel<CLUSTER, T>>(kStep, config, &resident);
         err != cudaSuccess)
         return err;
-    const int resident_ctas = resident.ctas;
-    const int resident_clusters = resident.clusters;
 
-    // Clusters when there are more tiles than SMs (tile_choice::launches_clusters). A
-    // cluster launch places the CTAs of a cluster together in one GPC; measured, a grid
-    // smaller than the GPU then runs slower than with a plain launch (by 4% with multicast,
-    // 25% at cluster size 1: README.md, "Cluster launch or not"), most likely because it is
-    // packed onto fewer SMs' shared resources instead of spread out. With fewer tiles than
-    // SMs the L2 traffic multicast saves is not the limit, except where K % 64 != 0: then
-    // every row of a box straddles two L2 lines, and halving B's pays (1000x1992x2056 in
-    // 21.9 us instead of 25.5). Other problems, and cluster size 1, run gemm_kernel<1, T>
-    // with a plain <<<>>> launch.
+    // Clusters when there are more tiles than SMs (tile_choice::launches_clusters, README.md
+    // section 4): a cluster launch places the CTAs of a cluster together in one GPC, and a
+    // grid smaller than the GPU then runs slower than with a plain launch. Other problems,
+    // and cluster size 1, run gemm_kernel<1, T> with a plain <<<>>> launch.
     const bool clustered =
-        CLUSTER > 1 && tile_choice::launches_clusters(cta_tiles, resident_ctas, plain_grid.x, K);
+        CLUSTER > 1 && tile_choice::launches_clusters(cta_tiles, resident.ctas, plain_grid.x, K);
 
-    // A box: the CTA's BM rows. B box: this CTA's slice, BN/CLUSTER of the BN rows, or all
-    // BN without clusters. C box: 64x64, stored from 128B-swizzled shared memory.
-    // Where K % 64 != 0 the rows of A and B are not 128-byte aligned (K = 2056: 4112 bytes
-    // apart), every 128-byte box row straddles two L2 lines, and the default 256-byte L2
-    // requests fetch about twice what the box needs: measured, 128-byte requests ran
-    // 1000x1992x2056 in 25.3 us instead of 28.9 (README.md, section 6).
-    const CUtensorMapL2promotion promotion =
-        K % BK == 0 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
-    // An operand's map (boxes of box_rows rows by BK) and its edge map, whose box holds
-    // edge_rows rows: the same map where the box is whole.
-    auto operand_maps = [&](const __nv_bfloat16* base, int rows, int box_rows, int edge_rows,
-                            CUtensorMap* whole, CUtensorMap* edge) {
-        if (cudaError_t err = make_tensor_map_2d(whole, base, rows, K, box_rows, BK,
-                                                 CU_TENSOR_MAP_SWIZZLE_128B, kStep, promotion);
-            err != cudaSuccess)
-            return err;
-        *edge = *whole;
-        if (edge_rows == box_rows) return cudaSuccess;
-        return make_tensor_map_2d(edge, base, rows, K, edge_rows, BK, CU_TENSOR_MAP_SWIZZLE_128B, kStep,
-                                  promotion);
-    };
-    CUtensorMap a_map{}, a_edge_map{}, b_map{}, b_edge_map{}, c_map{};
-    // The last row of tiles gets an A map of its own whose box holds only the rows left
-    // (rounded up to whole 8-row swizzle atoms): TMA's zero fill of the rows past M is not
-    // free. The stage keeps its BM rows; the ones no box writes feed only rows of C that are
-    // never stored. Measured (README.md, section 6): 16x8192x8192 in 38.5 us instead of 48.9
-    // (64x64 tiles), 160x8192x4096 in 28.2 us instead of 40.7 (128x128 tiles).
-    const int a_edge_rows = layout::edge_box_rows(M, BM);
-    const uint32_t a_edge_bytes = static_cast<uint32_t>(a_edge_rows) * BK * sizeof(__nv_bfloat16);
-    if (cudaError_t err = operand_maps(A, M, BM, a_edge_rows, &a_map, &a_edge_map); err != cudaSuccess)
-        return err;
-    // Likewise the B slice that holds the last column of C, where N is not whole tiles and
-    // that slice is not whole: its box holds the rows left in it (the kernel picks it out).
-    // Measured (README.md, section 6): 1920x1080x4096 in 30.0 us instead of 36.0 (128x144
-    // tiles, the last column's box half zeros), 4096x224x4096 in 20.2 instead of 27.8,
-    // 14336x160x4096 in 39.8 instead of 41.9 (32 of 192 rows zero-filled in every tile).
-    const int b_box_rows = clustered ? B_SLICE_ROWS<CLUSTER, T> : BN;
-    const int b_edge_rows = layout::edge_box_rows(N % BN, b_box_rows);
-    const uint32_t b_edge_bytes = static_cast<uint32_t>(b_edge_rows) * BK * sizeof(__nv_bfloat16);
-    if (cudaError_t err = operand_maps(B, N, b_box_rows, b_edge_rows, &b_map, &b_edge_map);
+    // The tensor maps (tiles.cuh: make_operand_maps). A box: the CTA's BM rows. B box: this
+    // CTA's slice, BN/CLUSTER of the BN rows, or all BN without clusters. Each with the edge
+    // map of its last box, which holds only the rows left.
+    OperandMaps a, b;
+    if (cudaError_t err = make_operand_maps(&a, A, M, K, BM, layout::edge_box_rows(M, BM), kStep);
         err != cudaSuccess)
         return err;
-    // The C map's row pitch N*2 bytes must be a multiple of 16: N % 8 == 0. Otherwise, and
-    // for C^T, the kernel stores directly (and never touches c_map, left zeroed).
+    const int b_box_rows = clustered ? B_SLICE_ROWS<CLUSTER, T> : BN;
+    if (cudaError_t err = make_operand_maps(&b, B, N, K, b_box_rows,
+                                            layout::edge_box_rows(N % BN, b_box_rows), kStep);
+        err != cudaSuccess)
+        return err;
+    // C box: 64x64, stored from 128B-swizzled shared memory. The C map's row pitch N*2 bytes
+    // must be a multiple of 16: N % 8 == 0. Otherwise, and for C^T, the kernel stores
+    // directly (and never touches c_map, left zeroed).
+    CUtensorMap c_map{};
     const int c_store = transposed ? kStoreTransposed : N % 8 == 0 ? kStoreTma : kStoreDirect;
     if (c_store == kStoreTma) {
         if (cudaError_t err = make_tensor_map_2d(&c_map, C, M, N, C_BOX, C_BOX,
@@ -911,41 +671,41 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
 
     // Without clusters every CTA is a cluster of one (%clusterid = %ctaid), and the
     // schedule counts CTA tiles.
-    const int k_blocks = layout::ceil_div(K, BK);
     const bool one_tile_row = plain_grid.x == 1;  // stream_k::kOneTileRowHolders
-    const Schedule sched =
-        clustered ? make_schedule(cluster_tiles, k_blocks, resident_clusters, share_last_wave, one_tile_row)
-                  : make_schedule(static_cast<int>(cta_tiles), k_blocks, resident_ctas, share_last_wave,
-                                  one_tile_row);
+    const Schedule sched = make_schedule(clustered ? cluster_tiles : static_cast<int>(cta_tiles),
+                                         layout::ceil_div(K, BK),
+                                         clustered ? resident.clusters : resident.ctas,
+                                         share_last_wave, one_tile_row);
     // Where the CTAs that share a tile leave their partials, and the flags (schedule.cuh).
     float* partials = nullptr;
     int* flags = nullptr;
-    if (cudaError_t err = stream_k_workspace<T>(kStep, stream, sched, clustered ? CLUSTER : 1, resident_ctas,
-                                                MAX_CONSUMERS, &partials, &flags);
+    if (cudaError_t err = stream_k_workspace<T>(kStep, stream, sched, clustered ? CLUSTER : 1,
+                                                resident.ctas, MAX_CONSUMERS, &partials, &flags);
         err != cudaSuccess)
         return err;
 
     if (!clustered) {
         gemm_kernel<1, T><<<static_cast<unsigned>(sched.clusters), THREADS, SMEM_BYTES, stream>>>(
-            a_map, b_map, c_map, C, M, N, K, c_store, sched, partials, flags, a_edge_map, a_edge_bytes,
-            b_edge_map, b_edge_bytes);
+            a.whole, b.whole, c_map, C, M, N, K, c_store, sched, partials, flags, a.edge,
+            a.edge_bytes, b.edge, b.edge_bytes);
         return check_launch(kStep);
     }
     config.gridDim = dim3(static_cast<unsigned>(sched.clusters * CLUSTER));
-    if (cudaError_t err = cudaLaunchKernelEx(&config, gemm_kernel<CLUSTER, T>, a_map, b_map, c_map, C,
-                                             M, N, K, c_store, sched, partials, flags, a_edge_map, a_edge_bytes,
-                                             b_edge_map, b_edge_bytes);
+    if (cudaError_t err = cudaLaunchKernelEx(&config, gemm_kernel<CLUSTER, T>, a.whole, b.whole, c_map,
+                                             C, M, N, K, c_store, sched, partials, flags, a.edge,
+                                             a.edge_bytes, b.edge, b.edge_bytes);
         err != cudaSuccess)
         return fail(err, "%s: cudaLaunchKernelEx (cluster size %d): %s", kStep, CLUSTER,
                     cudaGetErrorString(err));
     return check_launch(kStep);
 }
 
-// The planner's choice for this problem on this GPU (common/kernel/tile_choice.h): the tile, and
-// whether to compute C^T = B A^T (A and B, both K-major, swap roles: a problem of few
+// The planner's choice for this problem on this GPU (common/kernel/tile_choice.h): the tile,
+// and whether to compute C^T = B A^T (A and B, both K-major, swap roles: a problem of few
 // columns and many rows gets them as the rows of the tiles, one of 129 to 192 rows as the
-// columns of a 144-, 160- or 192-column tile). `forced`, where
-// given, runs that tile instead of the planner's (the variants that measure the choice).
+// columns of a 144-, 160- or 192-column tile). `forced`, where given, runs that tile instead
+// of the planner's (the variants that measure the choice). The 128x144 tile runs clusters
+// of at most 2 (slice_cluster in tiles.cuh).
 template <int CLUSTER>
 cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
                    int K, cudaStream_t stream, tile_choice::Shape forced, bool share_last_wave) {
@@ -953,47 +713,22 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
         err != cudaSuccess)
         return err;
     int sms = 0;
-    if (cudaError_t err = sm_count(&sms); err != cudaSuccess) return err;
+    if (cudaError_t err = sm_count(kStep, &sms); err != cudaSuccess) return err;
     const tile_choice::Estimate plan = tile_choice::choose(M, N, K, sms, CLUSTER, share_last_wave);
     if (plan.transposed) {
         std::swap(A, B);
         std::swap(M, N);
     }
-    const tile_choice::Shape tile = forced.rows ? forced : plan.shape;
-    const bool t = plan.transposed, share = share_last_wave;
-    // One compiled kernel per tile, Tile<consumers, columns>: the 64-row tiles, then the 128-row.
-    if (tile.rows == 64) {
-        if (tile.columns == 64)
-            return launch_tile<CLUSTER, Tile<1, 64>>(A, B, C, M, N, K, stream, share, t);
-        if (tile.columns == 96)
-            return launch_tile<CLUSTER, Tile<1, 96>>(A, B, C, M, N, K, stream, share, t);
-        if (tile.columns == 128)
-            return launch_tile<CLUSTER, Tile<1, 128>>(A, B, C, M, N, K, stream, share, t);
-        if (tile.columns == 160)
-            return launch_tile<CLUSTER, Tile<1, 160>>(A, B, C, M, N, K, stream, share, t);
-        if (tile.columns == 192)
-            return launch_tile<CLUSTER, Tile<1, 192>>(A, B, C, M, N, K, stream, share, t);
-        return launch_tile<CLUSTER, Tile<1, 256>>(A, B, C, M, N, K, stream, share, t);
-    }
-    if (tile.columns == 64)
-        return launch_tile<CLUSTER, Tile<2, 64>>(A, B, C, M, N, K, stream, share, t);
-    if (tile.columns == 128)
-        return launch_tile<CLUSTER, Tile<2, 128>>(A, B, C, M, N, K, stream, share, t);
-    if (tile.columns == 144)  // clusters of at most 2 (slice_cluster)
-        return launch_tile<slice_cluster<Tile<2, 144>>(CLUSTER), Tile<2, 144>>(A, B, C, M, N, K, stream,
-                                                                              share, t);
-    if (tile.columns == 192)
-        return launch_tile<CLUSTER, Tile<2, 192>>(A, B, C, M, N, K, stream, share, t);
-    if (tile.columns == 224)
-        return launch_tile<CLUSTER, Tile<2, 224>>(A, B, C, M, N, K, stream, share, t);
-    return launch_tile<CLUSTER, Tile<2, 256>>(A, B, C, M, N, K, stream, share, t);
+    return with_tile<Tile>(forced.rows ? forced : plan.shape, [&](auto tile) {
+        using T = typename decltype(tile)::type;
+        return launch_tile<slice_cluster<T>(CLUSTER), T>(A, B, C, M, N, K, stream, share_last_wave,
+                                                         plan.transposed);
+    });
 }
-
-constexpr tile_choice::Shape kPlannersTile{0, 0};
 
 cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
                  int K, cudaStream_t stream) {
-    return launch<2>(A, B, C, M, N, K, stream, kPlannersTile, true);
+    return launch<2>(A, B, C, M, N, K, stream, {0, 0}, true);  // {0, 0}: the planner's tile
 }
 
 // The other variants force a cluster size, a tile or no sharing, whatever the planner would
@@ -1014,7 +749,7 @@ TileConfig tile_config() {
 // One line for the step executable: the tile the planner chose for M x N x K and why.
 std::string describe(int M, int N, int K) {
     int sms = 0;
-    if (sm_count(&sms) != cudaSuccess) return "tile: no device";
+    if (sm_count(kStep, &sms) != cudaSuccess) return "tile: no device";
     return tile_choice::explain(M, N, K, sms, 2);
 }
 

@@ -3,9 +3,10 @@
 // schedule is the persistent grid's, not Hopper's, and the kernel only asks it for the
 // next piece of work (WorkCursor), where to put a partial tile and when one is ready.
 //   device: Schedule, WorkUnit, WorkCursor; partial_holders, partial_slot, publish_partial,
-//           await_partial, hand_over_partial, add_partials (the fix-up of a shared tile)
-//   host:   resident_grid (the grid's size), make_schedule (from the cost rule of
-//           common/kernel/stream_k.h), stream_k_workspace (where the partials go)
+//           await_partial, hand_over_partial, add_partials, fix_up (the fix-up of a shared
+//           tile)
+//   host:   sm_count and resident_grid (the grid's size), make_schedule (from the cost rule
+//           of common/kernel/stream_k.h), stream_k_workspace (where the partials go)
 #pragma once
 
 #include <cuda/atomic>
@@ -13,6 +14,7 @@
 
 #include <climits>
 #include <cstddef>
+#include <cstdint>
 
 #include "spin_guard.cuh"
 #include "step_api.h"  // fail, stream_workspace, PerDeviceCache
@@ -176,6 +178,28 @@ __device__ __forceinline__ void add_partials(float* partials, int* flags, int cl
     }
 }
 
+// A consumer's epilogue after its main loop over `unit`: a unit that does not start at its
+// tile's first k-block hands its partial sums over and returns false (nothing to store);
+// the tile's owner adds those of the clusters that hold the rest, if any, and returns true
+// (it stores the tile, as does every unit of a tile nobody shares). barrier_id: the
+// consumer's own named barrier.
+template <class T, int CLUSTER, int WARPGROUP_THREADS>
+__device__ __forceinline__ bool fix_up(const Schedule& sched, const WorkUnit& unit, float* partials,
+                                       int* flags, int cluster_id, uint32_t rank, int consumer,
+                                       int barrier_id, int thread_in_wg, float (&acc)[T::ACC_REGS]) {
+    const int cta = cluster_id * CLUSTER + static_cast<int>(rank);
+    if (unit.kb_begin > 0) {
+        hand_over_partial<T, WARPGROUP_THREADS>(partials, flags, cta, consumer, barrier_id,
+                                                thread_in_wg, acc);
+        return false;
+    }
+    if (unit.kb_end < sched.k_blocks)  // the owner: the next clusters hold the rest
+        add_partials<T, CLUSTER, WARPGROUP_THREADS>(
+            partials, flags, cluster_id, static_cast<int>(rank),
+            partial_holders(sched, cluster_id, unit.tile), consumer, barrier_id, thread_in_wg, acc);
+    return true;
+}
+
 // The schedule of `tiles` (cluster) tiles of `k_blocks` on at most `max_clusters`
 // resident clusters (see Schedule). Data-parallel, the last wave takes a whole tile's
 // time. Shared among S clusters, it takes L*k_blocks/S plus the cost of sharing: a fix-up
@@ -197,6 +221,21 @@ inline Schedule make_schedule(int tiles, int k_blocks, int max_clusters, bool sh
     return s;
 }
 
+// The GPU's SM count, asked once per device (shared by every host thread): the planner's
+// tile choice needs it on every call, and the persistent grid's size.
+inline cudaError_t sm_count(const char* step, int* sms) {
+    int device = 0;
+    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
+        return fail(err, "%s: cudaGetDevice: %s", step, cudaGetErrorString(err));
+    static PerDeviceCache<int> cache;
+    return cache.get(device, sms, [&](int* out) {
+        if (cudaError_t err = cudaDeviceGetAttribute(out, cudaDevAttrMultiProcessorCount, device);
+            err != cudaSuccess)
+            return fail(err, "%s: cudaDeviceGetAttribute: %s", step, cudaGetErrorString(err));
+        return cudaSuccess;
+    });
+}
+
 // The persistent grid's size on this device: how many CTAs (one per SM) and how many
 // clusters of `cluster` CTAs (a cluster's CTAs must fit in one GPC) can be resident at
 // once, for the kernel without (`Plain`) and with (`Clustered`) a cluster launch
@@ -209,8 +248,7 @@ struct Resident {
     int clusters;  // with clusters of `cluster` CTAs
 };
 template <auto Plain, auto Clustered>
-cudaError_t resident_grid(const char* step, const cudaLaunchConfig_t& cluster_config,
-                          cudaError_t (*sm_count)(int*), Resident* out) {
+cudaError_t resident_grid(const char* step, const cudaLaunchConfig_t& cluster_config, Resident* out) {
     int device = 0;
     if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
         return fail(err, "%s: cudaGetDevice: %s", step, cudaGetErrorString(err));
@@ -220,7 +258,7 @@ cudaError_t resident_grid(const char* step, const cudaLaunchConfig_t& cluster_co
         const int cluster = static_cast<int>(config.attrs[0].val.clusterDim.x);
         config.gridDim = dim3(static_cast<unsigned>(cluster));  // one cluster
         int sms = 0, ctas_per_sm = 0, max_clusters = 0;
-        if (cudaError_t err = sm_count(&sms); err != cudaSuccess) return err;
+        if (cudaError_t err = sm_count(step, &sms); err != cudaSuccess) return err;
         if (cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                 &ctas_per_sm, Plain, static_cast<int>(config.blockDim.x), config.dynamicSmemBytes);
             err != cudaSuccess)

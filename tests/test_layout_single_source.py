@@ -18,6 +18,7 @@ CALLERS = [
     "06_warp_specialized/gemm.cu",
     "06_warp_specialized/gemm_pingpong.cu",
     "07_clusters_multicast/gemm.cu",
+    "07_clusters_multicast/tiles.cuh",
     "02_cp_async_mma_sync/mma_sync.cuh",
 ]
 WRITTEN_OUT = {

@@ -418,7 +418,7 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     EXPECT_EQ(forced.bm, 128);
     EXPECT_EQ(forced.bn, 256);
     EXPECT_EQ(forced.stages, 4);
-    // Each forced tile: its rows, columns and the stages its Tile holds (07's gemm.cu derives them).
+    // Each forced tile: its rows, columns and the stages its Tile holds (07's tiles.cuh derives them).
     struct Forced {
         const char* variant;
         int bm, bn, stages;

@@ -23,9 +23,10 @@ struct Shape {
     int rows, columns;
 };
 
-// The stages step 07's Tile holds (its gemm.cu checks the two agree): as many k-blocks of A
-// (rows x 64) and B (columns x 64) bf16 as fit in the 227 KB a CTA may opt in to, beside
-// the epilogue's C staging (16 KB per 64 rows), the barriers and 2 KB of alignment slack.
+// The stages step 07's Tile holds (07_clusters_multicast/tiles.cuh checks the two agree):
+// as many k-blocks of A (rows x 64) and B (columns x 64) bf16 as fit in the 227 KB a CTA
+// may opt in to, beside the epilogue's C staging (16 KB per 64 rows), the barriers and 2 KB
+// of alignment slack.
 constexpr int stages(Shape s) {
     return static_cast<int>((232448 - (s.rows / 64) * 16384 - 2048) / ((s.rows + s.columns) * 64 * 2));
 }

@@ -18,8 +18,8 @@ namespace {
 
 using namespace ladder::layout;
 
-// Step 07's tile and grouping (07_clusters_multicast/gemm.cu: BM, BN, GROUP_M_TILES); the
-// B box of a stage is BN rows.
+// Step 07's large tile and grouping (BM and BN of Tile<2, 256> in 07_clusters_multicast/
+// tiles.cuh, GROUP_M_TILES in its gemm.cu); the B box of a stage is BN rows.
 constexpr int kStep07BM = 128;
 constexpr int kStep07BN = 256;
 constexpr int kStep07GroupMTiles = 16;
