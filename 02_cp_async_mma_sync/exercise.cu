@@ -86,10 +86,10 @@ constexpr int ACC_REGS = MMA_TILES_M * MMA_TILES_N * 4;
 
 // Copies: one cp.async moves a 16-byte chunk = 8 bf16. A row of a k-block is 8 chunks, so
 // the 256 threads cover 32 rows per pass: 4 passes for A, 8 for B, 12 cp.async per thread.
-constexpr int CHUNK_BYTES = 16;                                                     // one swizzle unit
+constexpr int CHUNK_BYTES = 16;                                           // one swizzle unit
 constexpr int CHUNK_ELEMS = CHUNK_BYTES / static_cast<int>(sizeof(__nv_bfloat16));  // 8
-constexpr int ROW_BYTES = BK * static_cast<int>(sizeof(__nv_bfloat16));           // 128
-constexpr int CHUNKS_PER_ROW = ROW_BYTES / CHUNK_BYTES;                             // 8
+constexpr int ROW_BYTES = BK * static_cast<int>(sizeof(__nv_bfloat16));  // 128
+constexpr int CHUNKS_PER_ROW = ROW_BYTES / CHUNK_BYTES;                   // 8
 constexpr int A_TILE_BYTES = BM * ROW_BYTES;                   // 16384
 constexpr int B_TILE_BYTES = BN * ROW_BYTES;                   // 32768
 constexpr int STAGE_BYTES = A_TILE_BYTES + B_TILE_BYTES;       // 49152

@@ -46,6 +46,7 @@
 #include "step_api.h"
 #include "tensor_map.h"
 #include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
+#include "tma.cuh"  // written out beside this file: the TMA copy and the mbarrier wait
 
 namespace ladder::step03 {
 
@@ -91,9 +92,9 @@ constexpr int K_STEPS = BK / MMA_K;               // 4 k-steps per k-block
 constexpr int ACC_REGS = MMA_TILES_M * MMA_TILES_N * 4;
 
 // One TMA box per operand per k-block. The byte count is what the full barrier expects.
-constexpr int CHUNK_BYTES = 16;                                                     // one swizzle unit
-constexpr int ROW_BYTES = BK * static_cast<int>(sizeof(__nv_bfloat16));           // 128
-constexpr int CHUNKS_PER_ROW = ROW_BYTES / CHUNK_BYTES;                             // 8
+constexpr int CHUNK_BYTES = 16;                                           // one swizzle unit
+constexpr int ROW_BYTES = BK * static_cast<int>(sizeof(__nv_bfloat16));  // 128
+constexpr int CHUNKS_PER_ROW = ROW_BYTES / CHUNK_BYTES;                   // 8
 constexpr int A_TILE_BYTES = BM * ROW_BYTES;                   // 16384
 constexpr int B_TILE_BYTES = BN * ROW_BYTES;                   // 32768
 constexpr int STAGE_BYTES = A_TILE_BYTES + B_TILE_BYTES;       // 49152 = the expect_tx count
@@ -144,46 +145,8 @@ static_assert(SMEM_BYTES <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
 // Device helpers new to this step
 // -------------------------------------------------------------------------------------
 
-// PTX ISA "mbarrier.try_wait": wait until the phase of `barrier` whose parity is `phase`
-// has completed. An mbarrier counts phases 0, 1, 2, ...; try_wait.parity only names the
-// low bit, so a waiter must never fall two phases behind (the pipeline guarantees it).
-//   CCCL: cuda::ptx::mbarrier_try_wait_parity(barrier, phase)
-//   PTX:  mbarrier.try_wait.parity.shared::cta.b64 done, [barrier], phase;
-// try_wait suspends the thread for a hardware-chosen time before answering "not yet", so
-// the loop does not hammer shared memory. It has acquire semantics: what the completed
-// phase published (the TMA's bytes) is visible afterwards. SASS: SYNCS.PHASECHK.TRANS64.
-__device__ __forceinline__ void wait_barrier(uint64_t* barrier, uint32_t phase,
-                                             const char* what) {
-    SpinGuard guard;
-    while (!cuda::ptx::mbarrier_try_wait_parity(barrier, phase)) guard.check(what);
-}
-
-// PTX ISA "cp.async.bulk.tensor": the copy engine fetches one box of a tensor map into
-// shared memory and counts its bytes off `barrier`'s transaction count ("complete_tx").
-//   CCCL: cuda::ptx::cp_async_bulk_tensor(space_cluster, space_global, dst, map, {x, y}, bar)
-//   PTX:  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-//             [dst], [map, {x, y}], [bar];
-// Coordinates are elements, innermost first: x = column (k), y = row. A CTA's own shared
-// memory address is a valid .shared::cluster address, so this works without clusters.
-// SASS: UTMALDG.2D.
-__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int x, int y,
-                                            uint64_t* barrier) {
-    const int32_t coords[2] = {x, y};
-    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map,
-                                    coords, barrier);
-}
-
-// PTX ISA "mbarrier.arrive.expect_tx": one arrival on `barrier`, and raise its pending
-// transaction count by `bytes`. The phase completes when every expected arrival has come
-// AND the transaction count is back to zero, i.e. when all the bytes have landed.
-//   CCCL: cuda::ptx::mbarrier_arrive_expect_tx(sem_release, scope_cta, space_shared, bar, bytes)
-//   PTX:  mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, [bar], bytes;
-// (The libcu++ spelling of the same thing is cuda::device::barrier_arrive_tx on a
-// cuda::barrier<thread_scope_block>.) SASS: SYNCS.ARRIVE.TRANS64.
-__device__ __forceinline__ void arrive_expect_tx(uint64_t* barrier, uint32_t bytes) {
-    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
-                                         cuda::ptx::space_shared, barrier, bytes);
-}
+// Written out in tma.cuh beside this file, the lesson of this step (read it next):
+// wait_barrier, tma_load_2d and arrive_expect_tx.
 
 // -------------------------------------------------------------------------------------
 // Kernel

@@ -63,6 +63,7 @@
 #include "step_api.h"
 #include "tensor_map.h"
 #include "timeline.cuh"  // pipeline timestamps, only in -DLADDER_TIMELINE builds
+#include "tma.cuh"  // written out beside this file: the TMA copy and the mbarrier wait
 
 // VARIANT BEGIN: its own namespace (registered as step 03's "barrier" at the end of the file)
 namespace ladder::step03_barrier {
@@ -110,9 +111,9 @@ constexpr int K_STEPS = BK / MMA_K;               // 4 k-steps per k-block
 constexpr int ACC_REGS = MMA_TILES_M * MMA_TILES_N * 4;
 
 // One TMA box per operand per k-block. The byte count is what the full barrier expects.
-constexpr int CHUNK_BYTES = 16;                                                     // one swizzle unit
-constexpr int ROW_BYTES = BK * static_cast<int>(sizeof(__nv_bfloat16));           // 128
-constexpr int CHUNKS_PER_ROW = ROW_BYTES / CHUNK_BYTES;                             // 8
+constexpr int CHUNK_BYTES = 16;                                           // one swizzle unit
+constexpr int ROW_BYTES = BK * static_cast<int>(sizeof(__nv_bfloat16));  // 128
+constexpr int CHUNKS_PER_ROW = ROW_BYTES / CHUNK_BYTES;                   // 8
 constexpr int A_TILE_BYTES = BM * ROW_BYTES;                   // 16384
 constexpr int B_TILE_BYTES = BN * ROW_BYTES;                   // 32768
 constexpr int STAGE_BYTES = A_TILE_BYTES + B_TILE_BYTES;       // 49152 = the expect_tx count
@@ -157,16 +158,17 @@ static_assert(SMEM_BYTES <= SMEM_OPTIN_BYTES, "fits the opt-in limit");
 // -------------------------------------------------------------------------------------
 
 // VARIANT BEGIN: the three helpers in libcu++
-// The helpers keep gemm.cu's names and arguments, so the kernel below is unchanged; only
-// what they say is libcu++. A cuda::barrier<thread_scope_block> in shared memory IS an
-// mbarrier (cuda::device::barrier_native_handle gives its uint64_t*), so the three are the
-// same PTX instructions as in gemm.cu; what the spelling adds is in the wait.
+// The helpers keep the names and arguments of tma.cuh's, which they hide inside this
+// file's namespace, so the kernel below is unchanged; only what they say is libcu++. A
+// cuda::barrier<thread_scope_block> in shared memory IS an mbarrier
+// (cuda::device::barrier_native_handle gives its uint64_t*), so the three are the same PTX
+// instructions as in tma.cuh; what the spelling adds is in the wait.
 using Barrier = cuda::barrier<cuda::thread_scope_block>;
 
 // barrier.wait_parity(phase): block until the phase with that parity has completed. It
 // polls mbarrier.try_wait.parity (SASS: SYNCS.PHASECHK.TRANS64.TRYWAIT) through libcu++'s
 // generic poll-with-backoff loop, which after a few polls also sleeps (NANOSLEEP) between
-// tries. No debug trap (spin_guard.cuh) either: `what` is only for gemm.cu's trap.
+// tries. No debug trap (spin_guard.cuh) either: `what` is only for tma.cuh's trap.
 __device__ __forceinline__ void wait_barrier(Barrier* barrier, uint32_t phase,
                                              const char* what) {
     static_cast<void>(what);

@@ -94,9 +94,9 @@ constexpr int K_STEPS = BK / MMA_K;               // 4 k-steps per k-block
 constexpr int ACC_REGS = MMA_TILES_M * MMA_TILES_N * 4;
 
 // One TMA box per operand per k-block. The byte count is what the full barrier expects.
-constexpr int CHUNK_BYTES = 16;                                                     // one swizzle unit
-constexpr int ROW_BYTES = BK * static_cast<int>(sizeof(__nv_bfloat16));           // 128
-constexpr int CHUNKS_PER_ROW = ROW_BYTES / CHUNK_BYTES;                             // 8
+constexpr int CHUNK_BYTES = 16;                                           // one swizzle unit
+constexpr int ROW_BYTES = BK * static_cast<int>(sizeof(__nv_bfloat16));  // 128
+constexpr int CHUNKS_PER_ROW = ROW_BYTES / CHUNK_BYTES;                   // 8
 constexpr int A_TILE_BYTES = BM * ROW_BYTES;                   // 16384
 constexpr int B_TILE_BYTES = BN * ROW_BYTES;                   // 32768
 constexpr int STAGE_BYTES = A_TILE_BYTES + B_TILE_BYTES;       // 49152 = the expect_tx count
@@ -318,21 +318,10 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 // -------------------------------------------------------------------------------------
 // Host launch
 // -------------------------------------------------------------------------------------
-// make_tensor_map_2d(map, base, rows, cols, box_rows, box_cols, swizzle, step) fills a
-// CUtensorMap through cuTensorMapEncodeTiled for the row-major bf16 matrix base[rows][cols]:
-//   base      the matrix in global memory (A or B; 16-byte aligned)
-//   rows      its outer dimension: M for A, N for B. Box rows at or past it arrive as zeros.
-//   cols      its inner, contiguous dimension: K for both. The row pitch is cols * 2 bytes,
-//             a multiple of 16 because K % 8 == 0. Box columns at or past K arrive as
-//             zeros: that is the K tail.
-//   box_rows  rows one copy brings: BM for A, BN for B (at most 256)
-//   box_cols  columns one copy brings: BK = 64 bf16 = 128 bytes, the swizzle span
-//   swizzle   CU_TENSOR_MAP_SWIZZLE_128B: the layout swizzled_offset() describes
-//   step      the name that error messages carry
-// Inside, the driver is told the dimensions innermost first ({K, M}), the one stride
-// (K * 2 bytes per row), element strides of 1, no interleave, 256-byte L2 promotion and
-// zero fill for out-of-bounds elements (CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE means zeros;
-// the alternative fills NaN).
+// The tensor maps are step 03's: A is M x K with a {64, 128} box, B is N x K with a
+// {64, 256} box, both CU_TENSOR_MAP_SWIZZLE_128B, which is the layout swizzled_offset()
+// describes (03_tma_single_stage/gemm.cu explains each argument of make_tensor_map_2d).
+// Out-of-bounds box elements arrive as zeros.
 cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
                  int K, cudaStream_t stream) {
     constexpr const char* kStep = "04_tma_multistage";
