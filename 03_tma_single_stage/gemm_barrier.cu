@@ -58,7 +58,6 @@
 #include <cstdint>
 
 #include "mma_sync.cuh"  // swizzled_offset, ldmatrix_x4, mma_m16n8k16_bf16: taught in step 02
-#include "spin_guard.cuh"
 #include "registry.h"  // the registration statement at the end of the file
 #include "step_api.h"
 #include "tensor_map.h"

@@ -41,7 +41,6 @@
 
 #include "layout.h"  // wgmma_acc_row/col: the accumulator map
 #include "pipeline.cuh"  // warp_arrive: taught in step 04
-#include "spin_guard.cuh"
 #include "registry.h"  // the registration statement at the end of the file
 #include "step_api.h"
 #include "tensor_map.h"

@@ -47,7 +47,6 @@
 #include <cstdint>
 
 #include "layout.h"  // swizzled_offset, wgmma_acc_row/col
-#include "spin_guard.cuh"
 #include "registry.h"  // the registration statement at the end of the file
 #include "step_api.h"
 #include "tensor_map.h"

@@ -72,7 +72,6 @@
 
 #include "layout.h"  // swizzled_offset, wgmma_acc_row/col
 #include "schedule.cuh"  // written out beside this file: the persistent grid's work, stream-K
-#include "spin_guard.cuh"
 #include "registry.h"  // the registration statement at the end of the file
 #include "step_api.h"
 #include "tensor_map.h"
