@@ -54,6 +54,7 @@
 #include <string>
 #include <utility>
 
+#include "cluster.cuh"  // written out beside this file: the cluster and TMA multicast
 #include "layout.h"  // swizzled_offset, wgmma_acc_row/col
 #include "schedule.cuh"  // written out beside this file: the persistent grid's work, stream-K
 #include "registry.h"  // the registration statement at the end of the file
@@ -128,107 +129,16 @@ static_assert(BK % WGMMA_K == 0, "a k-block is whole wgmma k-steps");
 // -------------------------------------------------------------------------------------
 // Device helpers new to this step
 // -------------------------------------------------------------------------------------
-// Written out beside this file: the persistent grid's schedule and stream-K's partial tiles
-// in schedule.cuh (Schedule, WorkCursor, fix_up), and the tile per problem in tiles.cuh.
+// Written out beside this file: the cluster's helpers in cluster.cuh (read it next: the
+// DSMEM rules, cluster_sync, release_stage to every CTA of the cluster,
+// tma_load_2d_multicast, read_cluster_id), the persistent grid's schedule and stream-K's
+// partial tiles in schedule.cuh (Schedule, WorkCursor, fix_up), and the tile per problem
+// in tiles.cuh (with the TMA store's tma_store_2d and store_shared_bf16x2).
 
 // The TMA-store epilogue's named barriers: each consumer warpgroup has its own (ids 1 and
 // 2, 128 threads) to order its shared-memory writes against the TMA store that reads them,
 // without stopping the other warpgroups.
 constexpr int EPILOGUE_BARRIER_ID = 1;  // + consumer index
-
-// Distributed shared memory (DSMEM) rules this kernel relies on (CUDA programming guide,
-// "Distributed Shared Memory"; PTX ISA "State spaces: .shared::cluster"):
-//   1. A CTA's shared memory is reachable by every CTA of its cluster through the
-//      .shared::cluster window; mapa translates "my address of X" into "CTA r's address
-//      of X" (the layouts match because every CTA runs the same code).
-//   2. It exists only while that CTA runs: nobody may touch a peer's shared memory before
-//      the peer has initialised it, or after it may have exited. Hence a cluster barrier
-//      after mbarrier init and another before exit.
-//   3. What an arrival must order. A consumer's remote arrival on a peer's empty barrier
-//      carries no data; it only says "my wgmma reads of this stage are finished", and
-//      wgmma.wait_group has already made that true before the arrive is issued. So the
-//      arrive keeps mbarrier's default semantics (release at CTA scope) and the producer
-//      its default (acquire, CTA scope) wait. The .release.cluster form would add a
-//      GPU-wide memory barrier (SASS MEMBAR.ALL.GPU) to every k-block of every consumer
-//      for no gain. The transfers themselves (TMA multicast into peers, their complete_tx
-//      on the peers' full barriers) are ordered by the mbarrier transaction mechanism.
-
-// Cluster-wide barrier: every thread of every CTA of the cluster arrives, then waits.
-// CCCL: cuda::ptx::barrier_cluster_arrive(sem_release); cuda::ptx::barrier_cluster_wait()
-// PTX:  barrier.cluster.arrive.release;  barrier.cluster.wait.acquire;
-//       (PTX ISA "barrier.cluster"). It blocks in hardware: no SpinGuard can bound it.
-__device__ __forceinline__ void cluster_sync() {
-    cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_release);
-    cuda::ptx::barrier_cluster_wait(cuda::ptx::sem_acquire);
-}
-
-// A consumer hands a stage back to every CTA of the cluster: each of them wrote a slice
-// of B into it, so each producer must know before it overwrites its slice. Thread r of
-// the warpgroup (r < CLUSTER) arrives on CTA r's empty barrier, so the CLUSTER arrivals
-// go out in parallel from different lanes. With one CTA it is step 06's local arrive.
-// PTX:  mapa.shared::cluster.u32 remote, local, r;       (PTX ISA "mapa")
-//       mbarrier.arrive.shared::cluster.b64 _, [remote];  (SASS SYNCS.ARRIVE.TRANS64.RED)
-// Written in PTX: CCCL's shared::cluster arrive only comes as .release.cluster (see
-// DSMEM rule 3 for why that is not wanted here) and takes a generic pointer that it
-// converts with cvta.to.shared, which is defined for this CTA's own window only.
-template <int CLUSTER>
-__device__ __forceinline__ void release_stage(uint64_t* empty_barrier, int thread_in_wg) {
-    if constexpr (CLUSTER == 1) {
-        if (thread_in_wg == 0) ladder::release_stage(empty_barrier);  // step 06's
-    } else {
-        if (thread_in_wg < CLUSTER) {
-            const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(empty_barrier));
-            uint32_t remote;
-            asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
-                         : "=r"(remote)
-                         : "r"(local), "r"(thread_in_wg));
-            asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote)
-                         : "memory");
-        }
-    }
-}
-
-// One k-block slice of B, written into the same shared-memory offset of every CTA whose
-// bit is set in cta_mask, each copy signalling the barrier at `barrier`'s offset in that
-// CTA (complete_tx of the bytes it delivered there).
-// CCCL: cuda::ptx::cp_async_bulk_tensor(space_cluster, space_global, dst, map, {k0, row0},
-//                                       bar, cta_mask)
-// PTX:  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-//           .multicast::cluster [dst], [map, {k0, row0}], [bar], cta_mask;
-//       (PTX ISA "cp.async.bulk.tensor"; SASS: UTMALDG.2D.MULTICAST)
-__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorMap* map, int k0,
-                                                      int row0, uint64_t* barrier,
-                                                      uint16_t cta_mask) {
-    const int32_t coords[2] = {k0, row0};
-    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map,
-                                    coords, barrier, cta_mask);
-}
-
-// The reverse copy: a 64x64 box of shared memory (128B-swizzled) to C at (col0, row0).
-// Box elements outside C are not written, which handles every M and N edge.
-// CCCL: cuda::ptx::cp_async_bulk_tensor(space_global, space_shared, map, {col0, row0}, src)
-// PTX:  cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [map, {col0, row0}], [src];
-//       (SASS: UTMASTG.2D). Completion is tracked by bulk groups: commit_group closes the
-//       stores issued so far; wait_group.read N waits until all but N groups have finished
-//       READING shared memory (the buffer may be reused); wait_group N until they are done.
-__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int col0, int row0,
-                                             const void* src) {
-    const int32_t coords[2] = {col0, row0};
-    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, map, coords,
-                                    src);
-}
-
-// Two accumulators as bf16 into shared memory at a 32-bit address of the .shared window
-// (PTX ISA "st"). The epilogue's tile sits in the 1024-aligned struct found by pointer
-// arithmetic on the generic address, so through a pointer the compiler cannot tell it is
-// shared memory and emits generic stores (SASS ST.E), each keeping its own 64-bit address
-// in two registers; st.shared is SASS STS with a 32-bit address.
-__device__ __forceinline__ void store_shared_bf16x2(uint32_t addr, float lo, float hi) {
-    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-    const uint32_t bits = static_cast<uint32_t>(__bfloat16_as_ushort(v.x)) |
-                          static_cast<uint32_t>(__bfloat16_as_ushort(v.y)) << 16;
-    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(bits) : "memory");
-}
 
 // The cluster tiles of an M x N problem, as (rows, columns): a cluster tile is CLUSTER
 // vertically adjacent CTA tiles (CLUSTER*BM rows x BN columns). The host sizes the
@@ -285,15 +195,6 @@ __device__ __forceinline__ int2 cta_origin(int tile, int M, int N, uint32_t rank
     asm volatile("" : "+r"(M), "+r"(N));  // opaque copies: the compiler cannot hoist the grid
     const int2 grid = cluster_tile_grid<CLUSTER, T>(M, N);
     return tile_origin<CLUSTER, T>(tile, grid.x, grid.y, rank);
-}
-
-// %clusterid.x (the CTA's index without a cluster launch), read by each warpgroup after its
-// setmaxnreg: a volatile read is never merged with another one, so no value is carried
-// across the register re-balancing (where the producer's 40 registers would spill it).
-__device__ __forceinline__ int read_cluster_id() {
-    uint32_t id;
-    asm volatile("mov.u32 %0, %%clusterid.x;" : "=r"(id));
-    return static_cast<int>(id);
 }
 
 // -------------------------------------------------------------------------------------

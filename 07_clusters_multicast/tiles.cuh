@@ -6,13 +6,15 @@
 //   device: TileShape<CONSUMERS, COLUMNS> (each tile's stages, shared memory and registers,
 //           derived below), B_SLICE_ROWS/BYTES, slice_cluster, wgmma_tile (the wgmma of the
 //           tile's width), b_edge_slice and stage_tx_bytes (what a stage receives where a
-//           box is cut short at C's edge), CStore, store_tile_direct and
+//           box is cut short at C's edge), CStore, tma_store_2d and store_shared_bf16x2
+//           (the TMA-store epilogue's two instructions), store_tile_direct and
 //           store_tile_transposed (the epilogue's direct stores, of C and of C^T)
 //   host:   with_tile (the planner's Shape -> the compiled tile), OperandMaps and
 //           make_operand_maps (the tensor maps of A and B with their edge boxes)
 #pragma once
 
 #include <cuda.h>  // CUtensorMap (a type only: nothing from libcuda is linked)
+#include <cuda/ptx>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -226,6 +228,32 @@ __device__ __forceinline__ uint32_t stage_tx_bytes(uint32_t a_bytes, int b_slice
 // when the kernel computes C^T = B A^T for a problem of few columns, or of 129 to 192 rows
 // (README.md section 6).
 enum CStore : int { kStoreTma = 0, kStoreDirect = 1, kStoreTransposed = 2 };
+
+// The reverse copy: a 64x64 box of shared memory (128B-swizzled) to C at (col0, row0).
+// Box elements outside C are not written, which handles every M and N edge.
+// CCCL: cuda::ptx::cp_async_bulk_tensor(space_global, space_shared, map, {col0, row0}, src)
+// PTX:  cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [map, {col0, row0}], [src];
+//       (SASS: UTMASTG.2D). Completion is tracked by bulk groups: commit_group closes the
+//       stores issued so far; wait_group.read N waits until all but N groups have finished
+//       READING shared memory (the buffer may be reused); wait_group N until they are done.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int col0, int row0,
+                                             const void* src) {
+    const int32_t coords[2] = {col0, row0};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, map, coords,
+                                    src);
+}
+
+// Two accumulators as bf16 into shared memory at a 32-bit address of the .shared window
+// (PTX ISA "st"). The epilogue's tile sits in the 1024-aligned struct found by pointer
+// arithmetic on the generic address, so through a pointer the compiler cannot tell it is
+// shared memory and emits generic stores (SASS ST.E), each keeping its own 64-bit address
+// in two registers; st.shared is SASS STS with a 32-bit address.
+__device__ __forceinline__ void store_shared_bf16x2(uint32_t addr, float lo, float hi) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    const uint32_t bits = static_cast<uint32_t>(__bfloat16_as_ushort(v.x)) |
+                          static_cast<uint32_t>(__bfloat16_as_ushort(v.y)) << 16;
+    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(bits) : "memory");
+}
 
 // Step 06's bounds-checked direct stores from the wgmma D layout, of accumulators FIRST
 // and on: all of them where C has no tensor map, or the columns past the TMA store's last
