@@ -75,6 +75,24 @@ TEST(PlannerModel, FeedIsTheStageAtTheSmsShareOfL2Bandwidth) {
     EXPECT_EQ(r.limiter, "L2->SM bandwidth");
 }
 
+TEST(PlannerModel, FeedIsChargedAtTheRateMeasuredBesideTheTensorCores) {
+    // A GEMM's boxes arrive while its wgmma run: where the machine has that rate, the feed
+    // uses it; else the shared-read rate; else the own-lines rate (the H100 file's case above).
+    Machine m = h100_sxm();
+    m.l2_tma_shared_tbps = 18.0;
+    EXPECT_NEAR(plan_step(m, 6, "", k4096).prediction.feed_ns, 49152.0 / (18000.0 / 132), 1e-9);
+    m.l2_tma_shared_loaded_tbps = 12.0;
+    EXPECT_NEAR(plan_step(m, 6, "", k4096).prediction.feed_ns, 49152.0 / (12000.0 / 132), 1e-9);
+    // On the H200's constants the ping-pong stage (one consumer's 64 rows of A with the whole
+    // B slab: 40 KiB for half the math) is feed-bound at 4096^3, the cooperative one is not.
+    std::string error;
+    Machine measured = h200();
+    ASSERT_TRUE(read_machine_file(kH200File, &measured, &error)) << error;
+    ASSERT_GT(measured.l2_tma_shared_loaded_tbps, 0);
+    EXPECT_EQ(plan_step(measured, 6, "pingpong", k4096).prediction.limiter, "L2->SM bandwidth");
+    EXPECT_EQ(plan_step(measured, 6, "", k4096).prediction.limiter, "wgmma issue");
+}
+
 TEST(PlannerModel, MmaSyncIssueIsMathPlusTheExposedPartOfLdmatrix) {
     // Step 04: 2x128x256x64 FLOP / 2450 per clock = 1712.0 cycles; ldmatrix: 8 warps (2x4 of
     // 64x64) each read (64 + 64) rows x 128 bytes = 131072 bytes / 128 per clock = 1024 cycles.

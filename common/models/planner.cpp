@@ -234,6 +234,9 @@ std::string describe(const Machine& m) {
     if (m.l2_tma_shared_tbps > 0)
         out << format("              L2->SM %.2f TB/s (TMA) where 8 SMs read each line at a time, as a GEMM's do\n",
                       m.l2_tma_shared_tbps);
+    if (m.l2_tma_shared_loaded_tbps > 0)
+        out << format("              L2->SM %.2f TB/s (TMA) the same while the SMs run wgmma, a GEMM's feed\n",
+                      m.l2_tma_shared_loaded_tbps);
     out << format("              stores %.2f (16 B), %.2f (4 B), %.2f (TMA) TB/s; launch %.1f us\n", m.store16_tbps,
                   m.store4_tbps, m.tma_store_tbps, m.launch_us);
     if (!m.not_measured.empty()) {

@@ -53,6 +53,7 @@ struct Machine {
     double ldmatrix_bytes_per_clk = 0;  // per SM, ldmatrix.x4 shared -> registers
     double l2_tma_tbps = 0;           // all SMs loading an L2-resident set with TMA, each its own lines
     double l2_tma_shared_tbps = 0;    // the same, 8 SMs reading each line at a time (0: not measured)
+    double l2_tma_shared_loaded_tbps = 0;  // the same while every SM runs wgmma: a GEMM's feed (0: not measured)
     double l2_cp_async_tbps = 0;      // the same with 16-byte cp.async
     double tma_latency_ns = 0;        // one TMA load in flight, L2 hit, issue -> mbarrier complete
     double tma_one_sm_gbps = 0;       // one SM alone loading with TMA (bytes per ns = GB/s)

@@ -237,8 +237,12 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     // the L2 reads; and no more into one SM than one SM can take in alone.
     // A GEMM's CTAs read each A and B tile several at a time (the CTAs of one tile row or
     // column): the L2 delivers such reads at l2_tma_shared_tbps, twice what it gives SMs
-    // that each read their own lines (l2_tma_tbps) on the H200, where it is measured.
-    double l2_tbps = m.l2_tma_shared_tbps > 0 ? m.l2_tma_shared_tbps : m.l2_tma_tbps;
+    // that each read their own lines (l2_tma_tbps) on the H200, where it is measured. And
+    // they read while their tensor cores run, which slows the same stream by a third there
+    // (l2_tma_shared_loaded_tbps): the rate the model charges where the probe measured it.
+    double l2_tbps = m.l2_tma_shared_loaded_tbps > 0 ? m.l2_tma_shared_loaded_tbps
+                     : m.l2_tma_shared_tbps > 0      ? m.l2_tma_shared_tbps
+                                                     : m.l2_tma_tbps;
     if (c.structure == Structure::MmaSyncCpAsync && m.l2_cp_async_tbps > 0) l2_tbps = m.l2_cp_async_tbps;
     auto feed = [&](double sms_loading) {  // ns for one k-block's bytes
         return std::max(bytes / m.tma_one_sm_gbps, l2_bytes / (l2_tbps * 1e3 / sms_loading));
@@ -422,6 +426,7 @@ bool read_machine_file(const std::string& path, Machine* machine, std::string* e
         {"dram_tbps", &m.dram_tbps, true},
         {"l2_tma_tbps", &m.l2_tma_tbps, true},
         {"l2_tma_shared_tbps", &m.l2_tma_shared_tbps, false},
+        {"l2_tma_shared_loaded_tbps", &m.l2_tma_shared_loaded_tbps, false},
         {"l2_cp_async_tbps", &m.l2_cp_async_tbps, true},
         {"tma_latency_ns", &m.tma_latency_ns, true},
         {"tma_one_sm_gbps", &m.tma_one_sm_gbps, true},

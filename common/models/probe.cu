@@ -345,6 +345,94 @@ uint32_t tma_stream_expected(int block, int rows, int iters, int stages, int gro
     return sum;
 }
 
+// ---- 4b. The same stream while the SM's tensor cores run -----------------------------------
+// A GEMM's boxes arrive while its wgmma run, and the L2 -> SM feed is slower then than
+// tma_stream alone measures (on the H200, 11-12.6 TB/s against 18.3 with 8 SMs reading each
+// line: results/h200/step07_experiments/smem_port_wgmma_tma.log). One CTA of three
+// warpgroups per SM: warpgroup 0's first thread streams the boxes exactly as tma_stream
+// does (same checksum), warpgroups 1 and 2 run wgmma_peak's loop on fixed operands until
+// the last box has landed. Each wgmma iteration adds 4 x 16 = 64 to every accumulator, so
+// acc[0] = 64 x the iterations a warpgroup ran, which the host checks.
+constexpr int kLoadedThreads = 384;
+constexpr int loaded_smem() { return ring_smem(kStages) + kWgmmaOperandBytes; }
+static_assert(loaded_smem() <= 227 * 1024, "the ring and the wgmma operands fit one CTA's shared memory");
+
+__global__ void __launch_bounds__(kLoadedThreads, 1) tma_stream_loaded(const __grid_constant__ CUtensorMap map,
+                                                                        int rows, int iters, int group,
+                                                                        uint32_t* out, float* acc_out,
+                                                                        uint32_t* mma_iters) {
+    extern __shared__ uint8_t smem_raw[];
+    uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+    uint8_t* operands = base + kStages * kBoxBytes;  // 1024-aligned: kBoxBytes is 32 KiB
+    __shared__ uint64_t full[kStages];
+    __shared__ volatile int streaming;
+    uint32_t* words = reinterpret_cast<uint32_t*>(operands);
+    for (int i = threadIdx.x; i < kWgmmaOperandBytes / 4; i += blockDim.x) words[i] = kOnePair;
+    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < kStages; ++s) cuda::ptx::mbarrier_init(&full[s], 1);
+        cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+        streaming = 1;
+    }
+    __syncthreads();
+    const int warpgroup = threadIdx.x / 128;
+    if (warpgroup == 0) {
+        if (threadIdx.x != 0) return;
+        int box = static_cast<int>(blockIdx.x / group * 7) % (rows / kBoxRows);
+        uint32_t sum = 0;
+        for (int i = 0; i < iters + kStages; ++i) {
+            const int s = i % kStages;
+            if (i >= kStages) {
+                wait_barrier(&full[s], static_cast<uint32_t>((i / kStages - 1) & 1), "probe tma_stream_loaded");
+                sum += *reinterpret_cast<volatile uint32_t*>(base + s * kBoxBytes + (i % 64) * 4);
+            }
+            if (i < iters) {
+                arrive_expect_tx(&full[s], kBoxBytes);
+                tma_load_2d(base + s * kBoxBytes, &map, 0, box * kBoxRows, &full[s]);
+                box = (box + 1) % (rows / kBoxRows);
+            }
+        }
+        out[blockIdx.x] = sum;  // tma_stream_expected(), as tma_stream
+        streaming = 0;
+        return;
+    }
+    const uint32_t a_addr = static_cast<uint32_t>(__cvta_generic_to_shared(operands));
+    const uint32_t b_addr = a_addr + 64 * 128;
+    float acc[ladder::WGMMA_M64N256_ACC_REGS];
+#pragma unroll
+    for (int i = 0; i < ladder::WGMMA_M64N256_ACC_REGS; ++i) acc[i] = 0.0f;
+    // wgmma is .sync.aligned: the 128 threads of a warpgroup issue it together, so whether to
+    // go on is decided once per warpgroup, every 4 iterations (about 2 us, against a stream of
+    // about a millisecond): its first thread reads the flag, and a named barrier (PTX ISA
+    // "bar.sync", id 1 + consumer, 128 threads) hands it to the others; the second barrier
+    // keeps the first thread from overwriting it before all have read it.
+    const int consumer = warpgroup - 1;
+    __shared__ int go_on[2];
+    uint32_t n = 0;
+    for (;;) {
+        if (threadIdx.x % 128 == 0) go_on[consumer] = streaming;
+        asm volatile("bar.sync %0, 128;" ::"r"(1 + consumer) : "memory");
+        const bool more = go_on[consumer] != 0;
+        asm volatile("bar.sync %0, 128;" ::"r"(1 + consumer) : "memory");
+        if (!more) break;
+        for (int j = 0; j < 4; ++j, ++n) {
+            ladder::wgmma_fence();
+#pragma unroll
+            for (int k = 0; k < 4; ++k)
+                ladder::wgmma_m64n256k16(acc, ladder::smem_descriptor(a_addr + 32 * k),
+                                         ladder::smem_descriptor(b_addr + 32 * k), 1);
+            ladder::wgmma_commit_group();
+            ladder::wgmma_wait_group<1>();
+        }
+    }
+    ladder::wgmma_wait_group<0>();
+    ladder::fence_accumulators(acc);
+    if (threadIdx.x % 128 == 0) {
+        acc_out[blockIdx.x * 2 + consumer] = acc[0];
+        mma_iters[blockIdx.x * 2 + consumer] = n;
+    }
+}
+
 // ---- 5. L2 -> shared memory with cp.async (16 bytes per thread and instruction) -----------
 __global__ void __launch_bounds__(256) cp_async_stream(const uint4* src, int chunks, int iters, uint32_t* out) {
     extern __shared__ uint8_t smem_raw[];
@@ -766,6 +854,21 @@ int main(int argc, char** argv) {
         const double one4 = tma_rate(1, kStages), one6 = tma_rate(1, kMostStages);
         const double all = std::max(all4, all6), one = std::max(one4, one6);
         const double shared8 = tma_rate(sms, kStages, 8), shared_all = tma_rate(sms, kStages, sms);
+        // The group-8 stream again, with both consumer warpgroups of every SM running wgmma.
+        CHECK(cudaFuncSetAttribute(tma_stream_loaded, cudaFuncAttributeMaxDynamicSharedMemorySize, loaded_smem()));
+        const float loaded_ms = time_ms([&] {
+            tma_stream_loaded<<<sms, kLoadedThreads, loaded_smem()>>>(stream_map, rows, iters, 8, uout, fout,
+                                                                      uout + sms);
+        });
+        CHECK(cudaMemcpy(hu.data(), uout, 3 * sms * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+        CHECK(cudaMemcpy(hf.data(), fout, 2 * sms * sizeof(float), cudaMemcpyDeviceToHost));
+        for (int b = 0; b < sms; ++b) require(hu[b] == tma_stream_expected(b, rows, iters, kStages, 8), "TMA checksums");
+        for (int w = 0; w < 2 * sms; ++w)
+            require(hu[sms + w] > 0 && hf[w] == 64.0f * static_cast<float>(hu[sms + w]),
+                    "wgmma accumulators beside the TMA stream");
+        const double loaded8 = static_cast<double>(sms) * iters * kBoxBytes / (loaded_ms * 1e-3);
+        std::printf("  L2->SM      TMA, the same boxes read by 8 SMs at a time while every SM runs wgmma: %.2f TB/s\n",
+                    loaded8 * 1e-12);
         std::printf("  L2->SM      TMA, all SMs, 4 boxes in flight, the same boxes read by 8 SMs at a time: %.2f TB/s, "
                     "by all: %.2f TB/s\n",
                     shared8 * 1e-12, shared_all * 1e-12);
@@ -786,6 +889,8 @@ int main(int argc, char** argv) {
         const double per_sm_clock = sms * peak_mhz * 1e6;
         require_at_most(all / per_sm_clock, kSmBytesPerClock * slack, "L2->SM TMA bytes/clock/SM",
                         "shared memory takes 128 bytes per clock");
+        require_at_most(loaded8 / per_sm_clock, kSmBytesPerClock * slack, "L2->SM TMA bytes/clock/SM beside wgmma",
+                        "shared memory takes 128 bytes per clock");
         require_at_most(one / (peak_mhz * 1e6), kSmBytesPerClock * slack, "one-SM TMA bytes/clock",
                         "shared memory takes 128 bytes per clock");
         require_at_most(cp / per_sm_clock, kSmBytesPerClock * slack, "L2->SM cp.async bytes/clock/SM",
@@ -797,6 +902,9 @@ int main(int argc, char** argv) {
         constants.push_back({"l2_tma_shared_tbps", shared8 * 1e-12, "TB/s",
                              "as l2_tma_tbps (4 in flight), each box read by 8 SMs at about the same time, as the "
                              "CTAs of a GEMM read their tile row's A and their tile column's B"});
+        constants.push_back({"l2_tma_shared_loaded_tbps", loaded8 * 1e-12, "TB/s",
+                             "as l2_tma_shared_tbps while two warpgroups of every SM run wgmma m64n256k16 "
+                             "on operands in the same shared memory until the stream ends: a GEMM's feed"});
         constants.push_back({"l2_cp_async_tbps", cp * 1e-12, "TB/s",
                              "one CTA of 256 threads per SM streams 32 KiB stages with 16-byte cp.async.cg "
                              "(3 in flight) from the same matrix"});
