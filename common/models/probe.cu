@@ -177,28 +177,38 @@ __global__ void __launch_bounds__(kPeakThreads, 1) mma_sync_peak(int iters, floa
 // every accumulator, exactly while the sums stay at or below 2^28 (fp32's spacing there is 16).
 constexpr int kWgmmaOperandBytes = (64 + 256) * 128;  // A 64x64 + B 256x64 bf16
 constexpr int kWgmmaMaxIters = 1 << 22;               // 4 wgmma x 16 x 2^22 = 2^28
+// The operands: bf16 ones, written by ordinary stores and read by wgmma through the async
+// proxy, hence the fence.
+__device__ __forceinline__ void fill_operands(uint8_t* operands) {
+    uint32_t* words = reinterpret_cast<uint32_t*>(operands);
+    for (int i = threadIdx.x; i < kWgmmaOperandBytes / 4; i += blockDim.x) words[i] = kOnePair;
+    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+}
+
+// One iteration: a k-block of 64 as 4 wgmma m64n256k16 in one commit group, with at most one
+// group in flight behind it (steps 05-07's main loop). Adds 4 x 16 = 64 to every accumulator.
+__device__ __forceinline__ void wgmma_iteration(float (&acc)[ladder::WGMMA_M64N256_ACC_REGS], uint32_t a_addr,
+                                                uint32_t b_addr) {
+    ladder::wgmma_fence();
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+        ladder::wgmma_m64n256k16(acc, ladder::smem_descriptor(a_addr + 32 * k),
+                                 ladder::smem_descriptor(b_addr + 32 * k), 1);
+    ladder::wgmma_commit_group();
+    ladder::wgmma_wait_group<1>();
+}
+
 __global__ void __launch_bounds__(256, 1) wgmma_peak(int iters, float* out, CtaSpan* span) {
     extern __shared__ uint8_t smem_raw[];
     uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
-    uint32_t* words = reinterpret_cast<uint32_t*>(base);
-    for (int i = threadIdx.x; i < kWgmmaOperandBytes / 4; i += blockDim.x) words[i] = kOnePair;
-    // The operands were written by ordinary stores; wgmma reads through the async proxy.
-    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+    fill_operands(base);
     const uint32_t a_addr = static_cast<uint32_t>(__cvta_generic_to_shared(base));
     const uint32_t b_addr = a_addr + 64 * 128;
     float acc[ladder::WGMMA_M64N256_ACC_REGS];
 #pragma unroll
     for (int i = 0; i < ladder::WGMMA_M64N256_ACC_REGS; ++i) acc[i] = 0.0f;
     span_begin(span);
-    for (int i = 0; i < iters; ++i) {
-        ladder::wgmma_fence();
-#pragma unroll
-        for (int k = 0; k < 4; ++k)
-            ladder::wgmma_m64n256k16(acc, ladder::smem_descriptor(a_addr + 32 * k),
-                                     ladder::smem_descriptor(b_addr + 32 * k), 1);
-        ladder::wgmma_commit_group();
-        ladder::wgmma_wait_group<1>();
-    }
+    for (int i = 0; i < iters; ++i) wgmma_iteration(acc, a_addr, b_addr);
     ladder::wgmma_wait_group<0>();
     ladder::fence_accumulators(acc);
     span_end(span);
@@ -350,9 +360,9 @@ uint32_t tma_stream_expected(int block, int rows, int iters, int stages, int gro
 // tma_stream alone measures (on the H200, 11-12.6 TB/s against 18.3 with 8 SMs reading each
 // line: results/h200/step07_experiments/smem_port_wgmma_tma.log). One CTA of three
 // warpgroups per SM: warpgroup 0's first thread streams the boxes exactly as tma_stream
-// does (same checksum), warpgroups 1 and 2 run wgmma_peak's loop on fixed operands until
-// the last box has landed. Each wgmma iteration adds 4 x 16 = 64 to every accumulator, so
-// acc[0] = 64 x the iterations a warpgroup ran, which the host checks.
+// does (same checksum), warpgroups 1 and 2 run wgmma_peak's iterations on fixed operands
+// until the last box has landed: acc[0] = 64 x the iterations a warpgroup ran, which the
+// host checks.
 constexpr int kLoadedThreads = 384;
 constexpr int loaded_smem() { return ring_smem(kStages) + kWgmmaOperandBytes; }
 static_assert(loaded_smem() <= 227 * 1024, "the ring and the wgmma operands fit one CTA's shared memory");
@@ -366,9 +376,7 @@ __global__ void __launch_bounds__(kLoadedThreads, 1) tma_stream_loaded(const __g
     uint8_t* operands = base + kStages * kBoxBytes;  // 1024-aligned: kBoxBytes is 32 KiB
     __shared__ uint64_t full[kStages];
     __shared__ volatile int streaming;
-    uint32_t* words = reinterpret_cast<uint32_t*>(operands);
-    for (int i = threadIdx.x; i < kWgmmaOperandBytes / 4; i += blockDim.x) words[i] = kOnePair;
-    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+    fill_operands(operands);
     if (threadIdx.x == 0) {
         for (int s = 0; s < kStages; ++s) cuda::ptx::mbarrier_init(&full[s], 1);
         cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
@@ -415,15 +423,7 @@ __global__ void __launch_bounds__(kLoadedThreads, 1) tma_stream_loaded(const __g
         const bool more = go_on[consumer] != 0;
         asm volatile("bar.sync %0, 128;" ::"r"(1 + consumer) : "memory");
         if (!more) break;
-        for (int j = 0; j < 4; ++j, ++n) {
-            ladder::wgmma_fence();
-#pragma unroll
-            for (int k = 0; k < 4; ++k)
-                ladder::wgmma_m64n256k16(acc, ladder::smem_descriptor(a_addr + 32 * k),
-                                         ladder::smem_descriptor(b_addr + 32 * k), 1);
-            ladder::wgmma_commit_group();
-            ladder::wgmma_wait_group<1>();
-        }
+        for (int j = 0; j < 4; ++j, ++n) wgmma_iteration(acc, a_addr, b_addr);
     }
     ladder::wgmma_wait_group<0>();
     ladder::fence_accumulators(acc);
