@@ -314,19 +314,15 @@ constexpr uint32_t kBoxBytes = kBoxRows * kBoxCols * 2;
 constexpr int ring_smem(int stages) { return 1024 + stages * static_cast<int>(kBoxBytes); }
 static_assert(ring_smem(kMostStages) <= 227 * 1024, "the deepest ring fits in one CTA's shared memory");
 
+// The stream itself, run by one thread: `iters` boxes through a ring of STAGES, each waited
+// for and one word of it added. Each group of `group` CTAs starts at its own box and walks
+// the same boxes: 1, every CTA reads its own lines (as no GEMM does); 8, eight SMs read each
+// line at about the same time, as the CTAs of one row of a GEMM's tile grid read the same A
+// tile.
 template <int STAGES>
-__global__ void __launch_bounds__(32) tma_stream(const __grid_constant__ CUtensorMap map, int rows, int iters,
-                                                 int group, uint32_t* out) {
-    extern __shared__ uint8_t smem_raw[];
-    uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
-    __shared__ uint64_t full[STAGES];
-    if (threadIdx.x != 0) return;
-    for (int s = 0; s < STAGES; ++s) cuda::ptx::mbarrier_init(&full[s], 1);
-    cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+__device__ __forceinline__ uint32_t stream_boxes(const CUtensorMap& map, uint8_t* base, uint64_t* full, int rows,
+                                                 int iters, int group) {
     const int boxes = rows / kBoxRows;
-    // Each group of `group` CTAs starts at its own box and walks the same boxes: 1, every CTA
-    // reads its own lines (as no GEMM does); 8, eight SMs read each line at about the same
-    // time, as the CTAs of one row of a GEMM's tile grid read the same A tile.
     int box = static_cast<int>(blockIdx.x / group * 7) % boxes;
     uint32_t sum = 0;
     const int total = iters + STAGES;
@@ -342,7 +338,19 @@ __global__ void __launch_bounds__(32) tma_stream(const __grid_constant__ CUtenso
             box = (box + 1) % boxes;
         }
     }
-    out[blockIdx.x] = sum;  // tma_stream_expected()
+    return sum;
+}
+
+template <int STAGES>
+__global__ void __launch_bounds__(32) tma_stream(const __grid_constant__ CUtensorMap map, int rows, int iters,
+                                                 int group, uint32_t* out) {
+    extern __shared__ uint8_t smem_raw[];
+    uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+    __shared__ uint64_t full[STAGES];
+    if (threadIdx.x != 0) return;
+    for (int s = 0; s < STAGES; ++s) cuda::ptx::mbarrier_init(&full[s], 1);
+    cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+    out[blockIdx.x] = stream_boxes<STAGES>(map, base, full, rows, iters, group);  // tma_stream_expected()
 }
 
 uint32_t tma_stream_expected(int block, int rows, int iters, int stages, int group) {
@@ -386,21 +394,7 @@ __global__ void __launch_bounds__(kLoadedThreads, 1) tma_stream_loaded(const __g
     const int warpgroup = threadIdx.x / 128;
     if (warpgroup == 0) {
         if (threadIdx.x != 0) return;
-        int box = static_cast<int>(blockIdx.x / group * 7) % (rows / kBoxRows);
-        uint32_t sum = 0;
-        for (int i = 0; i < iters + kStages; ++i) {
-            const int s = i % kStages;
-            if (i >= kStages) {
-                wait_barrier(&full[s], static_cast<uint32_t>((i / kStages - 1) & 1), "probe tma_stream_loaded");
-                sum += *reinterpret_cast<volatile uint32_t*>(base + s * kBoxBytes + (i % 64) * 4);
-            }
-            if (i < iters) {
-                arrive_expect_tx(&full[s], kBoxBytes);
-                tma_load_2d(base + s * kBoxBytes, &map, 0, box * kBoxRows, &full[s]);
-                box = (box + 1) % (rows / kBoxRows);
-            }
-        }
-        out[blockIdx.x] = sum;  // tma_stream_expected(), as tma_stream
+        out[blockIdx.x] = stream_boxes<kStages>(map, base, full, rows, iters, group);  // as tma_stream
         streaming = 0;
         return;
     }
