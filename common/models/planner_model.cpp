@@ -238,7 +238,7 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     // A GEMM's CTAs read each A and B tile several at a time (the CTAs of one tile row or
     // column): the L2 delivers such reads at l2_tma_shared_tbps, twice what it gives SMs
     // that each read their own lines (l2_tma_tbps) on the H200, where it is measured. And
-    // they read while their tensor cores run, which slows the same stream by a third there
+    // they read while their tensor cores run, which slows the same stream by 30% there
     // (l2_tma_shared_loaded_tbps): the rate the model charges where the probe measured it.
     double l2_tbps = m.l2_tma_shared_loaded_tbps > 0 ? m.l2_tma_shared_loaded_tbps
                      : m.l2_tma_shared_tbps > 0      ? m.l2_tma_shared_tbps
