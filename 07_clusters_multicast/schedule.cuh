@@ -6,7 +6,7 @@
 //           await_partial, hand_over_partial, add_partials, fix_up (the fix-up of a shared
 //           tile)
 //   host:   sm_count and resident_grid (the grid's size), make_schedule (from the cost rule
-//           of common/kernel/stream_k.h), stream_k_workspace (where the partials go)
+//           of 07_clusters_multicast/stream_k.h), stream_k_workspace (where the partials go)
 #pragma once
 
 #include <cuda/atomic>

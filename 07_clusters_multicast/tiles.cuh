@@ -1,13 +1,11 @@
-// tiles.cuh: the tiles of step 07, one chosen per problem (README.md section 6). Written out
-// beside step 07's gemm.cu, which includes it. The kernel there is step 06's, clustered and
-// persistent, compiled once per tile of a family; this file holds what lets that one kernel
-// serve every shape of problem, so that gemm.cu reads as step 06 plus the four things the
-// step is about. Read it after the tile configuration of 07_clusters_multicast/gemm.cu.
+// tiles.cuh: the tiles of step 07's every-shape kernel, one chosen per problem. Written out
+// beside gemm_every_shape.cu, which includes it. The kernel there is gemm.cu's lesson kernel
+// compiled once per tile of a family; this file holds what lets that one kernel serve every
+// shape of problem. Read it after the tile configuration of gemm_every_shape.cu.
 //   device: TileShape<CONSUMERS, COLUMNS> (each tile's stages, shared memory and registers,
 //           derived below), B_SLICE_ROWS/BYTES, slice_cluster, wgmma_tile (the wgmma of the
 //           tile's width), b_edge_slice and stage_tx_bytes (what a stage receives where a
-//           box is cut short at C's edge), CStore, tma_store_2d and store_shared_bf16x2
-//           (the TMA-store epilogue's two instructions), store_tile_direct and
+//           box is cut short at C's edge), CStore, store_tile_direct and
 //           store_tile_transposed (the epilogue's direct stores, of C and of C^T)
 //   host:   with_tile (the planner's Shape -> the compiled tile), OperandMaps and
 //           make_operand_maps (the tensor maps of A and B with their edge boxes)
@@ -25,7 +23,7 @@
 #include "tensor_map.h"  // make_tensor_map_2d
 #include "tile_choice.h"  // Shape, stages: the planner's model of these tiles
 #include "warp_specialization.cuh"  // store_pair: taught in step 06
-#include "wgmma.cuh"  // wgmma_m64n{64,96,128,144,160,192,224,256}k16: taught in step 05
+#include "wgmma_shapes.cuh"  // beside this file: wgmma_m64n{64,96,128,144,160,192,224}k16
 
 namespace ladder {
 
@@ -46,7 +44,7 @@ namespace ladder {
 //     a short M of 161 to 192 as three rows; 224 columns fit 1792 = 8 x 224 and a short N of
 //     193 to 224.
 //   * 128x64 puts two consumers on an M of 97 to 128: half as many tiles as 64x64.
-// The planner picks one per problem (common/kernel/tile_choice.h, README.md section 6). A third
+// The planner picks one per problem (tile_choice.h beside this file). A third
 // consumer (192x256, 22% fewer bytes per FLOP) does not compile: 512 threads start with
 // 65536/512 = 128 registers each, ptxas allocates the whole kernel within that, and a
 // wgmma m64n256 with its 128 accumulators needs at least 154 (error C7602).
@@ -228,32 +226,6 @@ __device__ __forceinline__ uint32_t stage_tx_bytes(uint32_t a_bytes, int b_slice
 // when the kernel computes C^T = B A^T for a problem of few columns, or of 129 to 192 rows
 // (README.md section 6).
 enum CStore : int { kStoreTma = 0, kStoreDirect = 1, kStoreTransposed = 2 };
-
-// The reverse copy: a 64x64 box of shared memory (128B-swizzled) to C at (col0, row0).
-// Box elements outside C are not written, which handles every M and N edge.
-// CCCL: cuda::ptx::cp_async_bulk_tensor(space_global, space_shared, map, {col0, row0}, src)
-// PTX:  cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [map, {col0, row0}], [src];
-//       (SASS: UTMASTG.2D). Completion is tracked by bulk groups: commit_group closes the
-//       stores issued so far; wait_group.read N waits until all but N groups have finished
-//       READING shared memory (the buffer may be reused); wait_group N until they are done.
-__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int col0, int row0,
-                                             const void* src) {
-    const int32_t coords[2] = {col0, row0};
-    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, map, coords,
-                                    src);
-}
-
-// Two accumulators as bf16 into shared memory at a 32-bit address of the .shared window
-// (PTX ISA "st"). The epilogue's tile sits in the 1024-aligned struct found by pointer
-// arithmetic on the generic address, so through a pointer the compiler cannot tell it is
-// shared memory and emits generic stores (SASS ST.E), each keeping its own 64-bit address
-// in two registers; st.shared is SASS STS with a 32-bit address.
-__device__ __forceinline__ void store_shared_bf16x2(uint32_t addr, float lo, float hi) {
-    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-    const uint32_t bits = static_cast<uint32_t>(__bfloat16_as_ushort(v.x)) |
-                          static_cast<uint32_t>(__bfloat16_as_ushort(v.y)) << 16;
-    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(bits) : "memory");
-}
 
 // Step 06's bounds-checked direct stores from the wgmma D layout, of accumulators FIRST
 // and on: all of them where C has no tensor map, or the columns past the TMA store's last

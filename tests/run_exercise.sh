@@ -156,7 +156,7 @@ case "$step" in
   7) echo "hint (step 7): a hang on the full barrier: some CTA's stage never receives every byte"
      echo "  its producer announced. Count what lands in each CTA per k-block (the A box, from"
      echo "  whichever CTA issues it, and its own B rows) and the multicast mask (bit r = CTA rank"
-     echo "  r). Wrong values only for cluster2/cluster4: the tile walk (which columns rank r"
+     echo "  r). Wrong values only in the lesson variant: the tile walk (which columns rank r"
      echo "  computes) or A boxes of the wrong rows. The CPU model checks the protocol:"
      echo "  edit schedule_step07 in common/models/ring_schedules.cpp, ./build/ladder-ring --step 7 --cluster 2" ;;
 esac

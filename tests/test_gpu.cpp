@@ -78,6 +78,11 @@ std::vector<Case> all_cases(bool pipeline) {
             if (v.name == nullptr || v.gemm == nullptr) break;
             for (const Shape& shape : shapes) cases.push_back({n, v.name, shape});
         }
+        // The default variant forced to each tile of its family (step 07: step-7 --tile).
+        for (const ladder::Variant& t : s->tiles) {
+            if (t.name == nullptr) break;
+            for (const Shape& shape : shapes) cases.push_back({n, t.name, shape});
+        }
     }
     return cases;
 }
@@ -187,7 +192,7 @@ INSTANTIATE_TEST_SUITE_P(Steps, GpuBadInput, ::testing::ValuesIn(built_steps()),
 // gemm_bulk1d.cu, gemm_cg.cu) change how tiles reach shared memory or how the cluster is
 // addressed, never the arithmetic or its order: the same inputs must give the same bits as
 // their twin in gemm.cu, edges and K tail included (bulk1d zeroes the tail itself,
-// pipeline stores the out-of-bounds zeros; cg is the cluster-2 schedule).
+// pipeline stores the out-of-bounds zeros; cg is the lesson kernel of step 07).
 TEST(GpuVariants, LibcuxxSpellingsGiveIdenticalBits) {
     struct Twin {
         int step;
@@ -196,7 +201,7 @@ TEST(GpuVariants, LibcuxxSpellingsGiveIdenticalBits) {
     };
     int compared = 0;
     for (const Twin& t : {Twin{2, "", "pipeline"}, Twin{3, "", "barrier"}, Twin{3, "", "bulk1d"},
-                          Twin{7, "cluster2", "cg"}}) {
+                          Twin{7, "lesson", "cg"}}) {
         const ladder::Step* s = ladder::find_step(t.step);
         if (!ladder::step_built(*s)) GTEST_FAIL() << "step " << t.step << " is not built";
         std::string why;

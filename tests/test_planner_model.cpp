@@ -123,12 +123,14 @@ TEST(PlannerModel, VariantsChargeWhatTheyIssuePerKBlock) {
     // k-block, 2 warps per scheduler: 24 x memcpy_async_issue_clk more issue cycles.
     EXPECT_NEAR((step_plan(2, "pipeline").prediction.issue_ns - step_plan(2).prediction.issue_ns) * 1.98,
                 24 * m.memcpy_async_issue_clk, 1e-6);
-    // 07 cg: a GPU-scope fence per k-block with clusters (4096^3: clusters of 2) ...
-    EXPECT_NEAR(step_plan(7, "cg").prediction.issue_ns - step_plan(7).prediction.issue_ns, m.gpu_fence_ns, 1e-9);
+    // 07 cg: the lesson kernel with a GPU-scope fence per k-block (it always launches
+    // clusters of 2), at 4096^3 and on a skinny problem alike.
+    EXPECT_NEAR(step_plan(7, "cg").prediction.issue_ns - step_plan(7, "lesson").prediction.issue_ns,
+                m.gpu_fence_ns, 1e-9);
     EXPECT_EQ(step_plan(7, "cg").prediction.limiter, "wgmma issue");
-    // ... and none without (64x4096x4096 launches no clusters: the arrive is local).
     const Problem skinny{64, 4096, 4096};
-    EXPECT_DOUBLE_EQ(step_plan(7, "cg", skinny).prediction.total_us, step_plan(7, "", skinny).prediction.total_us);
+    EXPECT_EQ(step_plan(7, "cg", skinny).candidate.cluster, 2);
+    EXPECT_EQ(step_plan(7, "cg", skinny).candidate.bm, 128);
 }
 
 TEST(PlannerModel, Step07LaunchesAsItsKernelDecides) {
@@ -142,16 +144,17 @@ TEST(PlannerModel, Step07LaunchesAsItsKernelDecides) {
     EXPECT_EQ(p.candidate.cluster, 1);
     EXPECT_EQ(p.candidate.bn, 64);
     EXPECT_EQ(p.candidate.stream_k, 128);
-    EXPECT_EQ(step_plan(7, "dataparallel", skinny).candidate.stream_k, 0);  // never shares
+    EXPECT_EQ(step_plan(7, "lesson", skinny).candidate.stream_k, 0);  // the lesson never shares
+    EXPECT_EQ(step_plan(7, "lesson", skinny).candidate.cluster, 2);   // and always clusters
     // 4096^3 in clusters of 2: 256 tiles on 66 clusters leave 58; shared by all 66, a run of
     // 57 k-blocks + 12 + 2 x 4 = 77 is longer than the 64 of a tile: no sharing, clusters stay.
     EXPECT_EQ(step_plan(7, "cluster2").candidate.stream_k, 0);
     EXPECT_EQ(step_plan(7, "cluster2").candidate.cluster, 2);
-    // 1000x1992x2056: 128 tiles of 128x128 (common/kernel/tile_choice.h), one wave: nothing
+    // 1000x1992x2056: 128 tiles of 128x128 (07_clusters_multicast/tile_choice.h), one wave: nothing
     // left over.
     EXPECT_EQ(step_plan(7, "", Problem{1000, 1992, 2056}).candidate.stream_k, 0);
     // Forced to 128x256: 64 tiles, 33 k-blocks: S = 128 costs 17 + 12 + 4 = 33, not shorter.
-    EXPECT_EQ(step_plan(7, "bm128", Problem{1000, 1992, 2056}).candidate.stream_k, 0);
+    EXPECT_EQ(step_plan(7, "tile128x256", Problem{1000, 1992, 2056}).candidate.stream_k, 0);
 }
 
 TEST(TileChoice, ClustersAboveOneWaveOrWhereRowsAreNotAligned) {
@@ -179,7 +182,7 @@ TEST(StreamK, AProblemOneTileHighSharesByTwoHoldersAtMost) {
 }
 
 TEST(PlannerModel, ASharedTilePaysForItsPartials) {
-    // 64x4096x4096 (M <= 64: the 64x64 tile, common/kernel/tile_choice.h) shared by 128 CTAs: each
+    // 64x4096x4096 (M <= 64: the 64x64 tile, 07_clusters_multicast/tile_choice.h) shared by 128 CTAs: each
     // of the 64 tiles in 2 runs of 32 k-blocks. A holder writes a 64x64 fp32 partial (16 KiB)
     // at its share of the 16-byte store bandwidth; the owner reads the other one at one SM's
     // L2 rate, then stores C as usual. On the H200 as measured (its machine file) sharing is
@@ -189,7 +192,9 @@ TEST(PlannerModel, ASharedTilePaysForItsPartials) {
     std::string error;
     ASSERT_TRUE(read_machine_file(kH200File, &m, &error)) << error;
     const Plan shared = plan_step(m, 7, "", Problem{64, 4096, 4096});
-    const Plan whole = plan_step(m, 7, "dataparallel", Problem{64, 4096, 4096});
+    Candidate unshared = shared.candidate;
+    unshared.stream_k = 0;
+    const Plan whole = evaluate(m, shared.problem, unshared);
     EXPECT_EQ(shared.candidate.stream_k, 128);
     const double partial = 64.0 * 64 * 4;
     EXPECT_NEAR(shared.prediction.epilogue_ns - whole.prediction.epilogue_ns,
@@ -206,10 +211,10 @@ TEST(PlannerModel, ASharedTilePaysForItsPartials) {
 }
 
 TEST(PlannerModel, DramReadsBoundTheLoopsNotTheEpilogue) {
-    // 128x8192x8192 in 128x256 tiles (bm128) shared by 128 CTAs (each tile in 4 runs of 32
+    // 128x8192x8192 in 128x256 tiles (tile128x256) shared by 128 CTAs (each tile in 4 runs of 32
     // k-blocks), but B (128 MiB) must come from DRAM while the loops run; the shared tiles'
     // epilogue comes after that.
-    const Prediction r = step_plan(7, "bm128", Problem{128, 8192, 8192}).prediction;
+    const Prediction r = step_plan(7, "tile128x256", Problem{128, 8192, 8192}).prediction;
     const double reads = (128.0 * 8192 + 8192.0 * 8192) * 2 / (h100_sxm().dram_tbps * 1e3);
     EXPECT_NEAR(r.dram_ns, reads, 1e-6);
     EXPECT_EQ(r.limiter, "DRAM bandwidth");
@@ -360,7 +365,7 @@ TEST(PlannerModel, ChooseConfigReturnsTheFastestCandidate) {
     EXPECT_FALSE(choose_config(4096, 4096, 4096, m, {}).plan.fits);
 }
 
-// Step 07's tile choice (common/kernel/tile_choice.h) on the H200's 132 SMs, clusters of 2: the
+// Step 07's tile choice (07_clusters_multicast/tile_choice.h) on the H200's 132 SMs, clusters of 2: the
 // worked examples of 07_clusters_multicast/README.md, section 6.
 TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     struct Case {
@@ -432,7 +437,7 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     EXPECT_EQ(small.bm, 64);
     EXPECT_EQ(small.bn, 128);
     EXPECT_EQ(small.stages, 8);
-    const Candidate forced = step_plan(7, "bm128", Problem{1024, 1024, 1024}).candidate;
+    const Candidate forced = step_plan(7, "tile128x256", Problem{1024, 1024, 1024}).candidate;
     EXPECT_EQ(forced.bm, 128);
     EXPECT_EQ(forced.bn, 256);
     EXPECT_EQ(forced.stages, 4);
@@ -441,10 +446,12 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         const char* variant;
         int bm, bn, stages;
     };
-    for (const Forced& f : {Forced{"bm128n128", 128, 128, 6}, Forced{"bm128n192", 128, 192, 4},
-                            Forced{"bm128n144", 128, 144, 5}, Forced{"bm64n160", 64, 160, 7},
-                            Forced{"bm64n96", 64, 96, 10}, Forced{"bm128n224", 128, 224, 4},
-                            Forced{"bm64n192", 64, 192, 6}, Forced{"bm128n64", 128, 64, 8}}) {
+    for (const Forced& f : {Forced{"tile128x128", 128, 128, 6}, Forced{"tile128x192", 128, 192, 4},
+                            Forced{"tile128x144", 128, 144, 5}, Forced{"tile64x160", 64, 160, 7},
+                            Forced{"tile64x96", 64, 96, 10}, Forced{"tile128x224", 128, 224, 4},
+                            Forced{"tile64x192", 64, 192, 6}, Forced{"tile128x64", 128, 64, 8},
+                            Forced{"tile64x64", 64, 64, 13}, Forced{"tile64x128", 64, 128, 8},
+                            Forced{"tile64x256", 64, 256, 5}, Forced{"tile128x256", 128, 256, 4}}) {
         SCOPED_TRACE(f.variant);
         const Candidate c = step_plan(7, f.variant, Problem{4096, 4096, 4096}).candidate;
         EXPECT_EQ(c.bm, f.bm);
@@ -452,6 +459,7 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         EXPECT_EQ(c.consumer_warpgroups, f.bm / 64);
         EXPECT_EQ(c.stages, f.stages);
     }
+    EXPECT_EQ(step_plan(7, "tile128x96", Problem{1024, 1024, 1024}).candidate.bn, small.bn);
     const Plan fitted = step_plan(7, "", Problem{160, 8192, 4096});
     EXPECT_EQ(fitted.problem.m, 8192);
     EXPECT_EQ(fitted.candidate.bn, 160);

@@ -28,9 +28,9 @@ runnable = [s for s in ladder.steps() if (major, minor) == (9, 0) or (s <= 2 and
 if not runnable:
     print(f"SKIP: {torch.cuda.get_device_name()} (sm_{major}{minor}) runs no step of the ladder")
     sys.exit(SKIP)
-# Variants the steps register (None: the step's default; step 07's fixed tiles left out).
+# Variants the steps register (None: the step's default), and one of step 07's tiles.
 VARIANTS = {2: [None, "pipeline"], 3: [None, "barrier", "bulk1d"], 6: [None, "pingpong"],
-            7: [None, "cluster1", "cluster4", "dataparallel", "cg"]}
+            7: [None, "cluster1", "cluster4", "lesson", "cg", "tile128x128"]}
 SHAPES = [(128, 256, 64), (129, 77, 72), (1000, 1992, 2056), (2048, 4096, 1024)]
 
 torch.manual_seed(0)

@@ -1,8 +1,9 @@
 // CPU tests of the registry (common/library/registry.h) as libladder.so holds it: every step's
 // file registered itself when the library was loaded, with the number, folder and arch of
-// its ladder_add_step line, and its variants in the fixed order (gemm.cu's, default first,
-// then the variant files' in the order of their ladder_add_variant lines). A registration
-// the registry cannot hold stops the program with a message.
+// its ladder_add_step line, and its variants in the fixed order (the default variant's file
+// first where one registers with LADDER_REGISTER_DEFAULT_VARIANT, then gemm.cu's, then the
+// other variant files' in the order of their ladder_add_variant lines), and step 07's tiles
+// apart. A registration the registry cannot hold stops the program with a message.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -28,8 +29,7 @@ const Expected kSteps[] = {
     {5, "05_wgmma", "wgmma", ladder::NeedsArch::Sm90a, {""}},
     {6, "06_warp_specialized", "warp_specialized", ladder::NeedsArch::Sm90a, {"cooperative", "pingpong"}},
     {7, "07_clusters_multicast", "clusters_multicast", ladder::NeedsArch::Sm90a,
-     {"cluster2", "cluster1", "cluster4", "dataparallel", "bm64", "bm128", "bm64n128", "bm64n64", "bm128n128",
-      "bm128n192", "bm128n144", "bm64n160", "bm64n96", "bm128n224", "bm64n192", "bm128n64", "cg"}},
+     {"cluster2", "cluster1", "cluster4", "lesson", "cg"}},
 };
 
 std::vector<std::string> variant_list(const ladder::Step& step) {
@@ -87,6 +87,26 @@ TEST(Registry, VariantsComeInTheOrderOfTheFilesThatRegisterThem) {
     EXPECT_EQ(ladder::variant_names(*ladder::find_step(1)), "only the default");
 }
 
+// Step 07's default is the every-shape kernel (gemm_every_shape.cu), listed before gemm.cu's
+// lesson kernel; its describe is the step's; its tiles are apart from the variants, each
+// found by "RxC" or "tileRxC", and --tile all runs them in this order.
+TEST(Registry, Step07DefaultsToTheEveryShapeKernelAndListsItsTiles) {
+    const ladder::Step& s7 = *ladder::find_step(7);
+    EXPECT_EQ(ladder::variant_names(s7), "cluster2 (default), cluster1, cluster4, lesson, cg");
+    EXPECT_EQ(ladder::find_variant(s7, nullptr), ladder::find_variant(s7, "cluster2"));
+    EXPECT_NE(s7.describe, nullptr);
+    EXPECT_EQ(ladder::tile_names(s7),
+              "64x64, 64x96, 64x128, 64x160, 64x192, 64x256, 128x64, 128x128, 128x144, 128x192, "
+              "128x224, 128x256");
+    ASSERT_NE(ladder::find_tile(s7, "128x144"), nullptr);
+    EXPECT_EQ(ladder::find_tile(s7, "128x144"), ladder::find_tile(s7, "tile128x144"));
+    EXPECT_STREQ(ladder::find_tile(s7, "128x144")->name, "tile128x144");
+    EXPECT_EQ(ladder::find_tile(s7, "128x96"), nullptr);  // not in the family
+    EXPECT_EQ(ladder::find_tile(s7, nullptr), nullptr);
+    EXPECT_EQ(ladder::find_variant(s7, "tile128x144"), nullptr);  // a tile is not a variant
+    for (int n = 1; n <= 6; ++n) EXPECT_EQ(ladder::tile_names(*ladder::find_step(n)), "") << "step " << n;
+}
+
 // Each variant carries its file's timeline hook: gemm.cu's for the variants gemm.cu lists, a
 // variant file's own for its variant. Only a -DLADDER_TIMELINE build has hooks at all.
 TEST(Registry, EachVariantCarriesTheTimelineHookOfItsFile) {
@@ -95,7 +115,8 @@ TEST(Registry, EachVariantCarriesTheTimelineHookOfItsFile) {
 #ifdef LADDER_TIMELINE
     for (int n = 3; n <= 7; ++n)
         EXPECT_NE(ladder::find_step(n)->variants[0].set_timeline, nullptr) << "step " << n;
-    EXPECT_EQ(ladder::find_variant(s7, "bm64")->set_timeline, cluster2.set_timeline);
+    EXPECT_EQ(ladder::find_tile(s7, "64x64")->set_timeline, cluster2.set_timeline);
+    EXPECT_NE(ladder::find_variant(s7, "lesson")->set_timeline, cluster2.set_timeline);
     EXPECT_NE(ladder::find_variant(s7, "cg")->set_timeline, cluster2.set_timeline);
     EXPECT_NE(ladder::find_variant(s7, "cg")->set_timeline, nullptr);
 #else
@@ -111,9 +132,16 @@ TEST(Registry, EachVariantCarriesTheTimelineHookOfItsFile) {
 // What the registry cannot hold stops the program at startup, saying why (in a child
 // process: the death test leaves this one's registry as it was).
 TEST(RegistryDeathTest, ARegistrationItCannotHoldStopsTheProgram) {
-    // Step 7 registers 17 of the 18 (kMaxVariants): the second of two more has no room.
-    EXPECT_DEATH(ladder::VariantRegistration(7, 9, nullptr, {{"more", no_gemm}, {"more2", no_gemm}}),
-                 "step 7: no room for variant 'more2': more than 18");
+    // Step 7 registers 5 of the 8 (kMaxVariants): the fourth of four more has no room.
+    EXPECT_DEATH(ladder::VariantRegistration(7, 9, nullptr,
+                                             {{"m1", no_gemm}, {"m2", no_gemm}, {"m3", no_gemm}, {"m4", no_gemm}}),
+                 "step 7: no room for variant 'm4': more than 8");
+    EXPECT_DEATH(ladder::VariantRegistration(7, nullptr, nullptr, {{"other", no_gemm}}),
+                 "step 7: two variant files claim the default variant");
+    EXPECT_DEATH(ladder::TileRegistration(7, nullptr, {{"tile64x64", no_gemm}}),
+                 "step 7: a second tile named 'tile64x64'");
+    EXPECT_DEATH(ladder::TileRegistration(6, nullptr, {{"64x64", no_gemm}}),
+                 "step 6: a tile needs a name");
     EXPECT_DEATH(ladder::VariantRegistration(6, 9, nullptr, {{"pingpong", no_gemm}}),
                  "step 6: a second variant named 'pingpong'");
     EXPECT_DEATH(ladder::VariantRegistration(8, 1, nullptr, {{"x", no_gemm}}),

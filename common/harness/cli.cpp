@@ -50,7 +50,7 @@ std::vector<Shape> small_shapes() {
     // 96 in clusters of 2, 24 of 48 in clusters of 4) that every CTA of the cluster receives.
     // 4096x192x72 runs two columns of 64x96 tiles (the last 32 columns stored directly), and
     // 176x4096x72 three rows of 64x192 tiles as given, the last row's A box 48 rows. (Every
-    // variant runs every shape here: bm128n224 runs the 128x224 tile on all of them.)
+    // variant and tile runs every shape here: --tile 128x224 runs that tile on all of them.)
     return {{1, 1, 8},         {127, 129, 72},   {129, 257, 200},  {256, 256, 256}, {64, 64, 520},
             {256, 500, 4096},  {2049, 2303, 72}, {150, 4096, 72}, {1536, 1536, 72},
             {2049, 2088, 72},  {4096, 192, 72},  {176, 4096, 72}};
@@ -175,6 +175,10 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
             const char* v = value("--variant");
             if (v == nullptr) return false;
             o.variant = v;
+        } else if (arg == "--tile") {
+            const char* v = value("--tile");
+            if (v == nullptr) return false;
+            o.tile = v;
         } else if (arg == "--seed") {
             const char* v = value("--seed");
             if (v == nullptr) return false;
@@ -235,6 +239,10 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
         *error = "--timeline runs one shape: give it with --m/--n/--k, not --sizes";
         return false;
     }
+    if (!o.tile.empty() && !o.variant.empty()) {
+        *error = "give either --variant or --tile (a tile of the default variant), not both";
+        return false;
+    }
     if (o.regime_seconds > 0 && o.regime.empty()) {
         *error = "--regime-seconds goes with --regime cool|sustained";
         return false;
@@ -258,7 +266,8 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
 std::string usage(const char* program) {
     return std::string("usage: ") + program +
            " [--check] [--bench] [--m M --n N --k K | --sizes default|quick|small|check|LIST]\n"
-           "       [--variant NAME] [--csv FILE] [--seed S] [--runs 20..100000] [--reference cublas|cpu]\n"
+           "       [--variant NAME | --tile RxC|all] [--csv FILE] [--seed S] [--runs 20..100000]\n"
+           "       [--reference cublas|cpu]\n"
            "       [--regime cool|sustained [--regime-seconds S]] [--timeline FILE]\n"
            "Sizes are 1.." + std::to_string(ladder::kMaxDimension) + ", K a multiple of 8; --seed is\n"
            "0..2^64-1; --reference cpu takes shapes with M*N*K <= 2^31.\n"
@@ -266,6 +275,9 @@ std::string usage(const char* program) {
            "(and a float64 CPU reference on sampled elements), then times the step and cuBLAS\n"
            "side by side. Exit codes: 0 ok, 1 a check or CUDA call failed, 2 bad arguments,\n"
            "77 no GPU that can run this step.\n"
+           "--tile RxC runs the default variant on one tile of its family instead of the tile it\n"
+           "would choose (step 07; --help lists them), --tile all on each; rows are named\n"
+           "NAME:tileRxC.\n"
            "--regime cool times, after S s (default 10) of idle GPU, the first 5 alternating\n"
            "launches; --regime sustained launches back to back, alternating, for S s (default\n"
            "60) and reports the median of the second half. Rows are named NAME@cool / NAME@sustained.\n"

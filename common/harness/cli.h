@@ -6,6 +6,7 @@
 //   --m M --n N --k K           one shape (missing ones default to 4096)
 //   --sizes LIST                default | quick | small | check | "4096,1000x1992x2056,..." (K % 8 == 0)
 //   --variant NAME              one schedule of the step (step 6: pingpong, step 7: cluster1...)
+//   --tile RxC | all            the default variant forced to one tile of its family (step 7)
 //   --csv FILE                  append benchmark rows to FILE
 //   --seed S                    fix the input seed (default: a fresh seed, printed)
 //   --reference cublas|cpu      full reference: cuBLAS on the GPU, or float64 on the CPU
@@ -35,6 +36,7 @@ struct Options {
     bool bench_shapes_default = false;  // true unless --sizes / --m --n --k chose them
     std::string csv;
     std::string variant;  // "" = every variant of the step (bench) / the default (check)
+    std::string tile;     // --tile: "" = none, "all", or "RxC" (the registry checks it)
     bool seed_given = false;
     uint64_t seed = 0;
     int min_runs = 20;

@@ -284,11 +284,29 @@ int main(int argc, char** argv) {
     if (opt.help) {
         std::printf("%sVariants of step %d (--variant): %s\n", ladder::cli::usage(argv[0]).c_str(),
                     LADDER_STEP, ladder::variant_names(*step).c_str());
+        if (!ladder::tile_names(*step).empty())
+            std::printf("Tiles of its default variant (--tile): %s\n", ladder::tile_names(*step).c_str());
         return 0;
     }
     std::vector<Runner> runners;
+    if (!opt.tile.empty()) {
+        // --tile: the default variant's kernel forced to one tile (or to each, "all").
+        for (const ladder::Variant& t : step->tiles) {
+            if (t.name == nullptr) break;
+            if (opt.tile == "all" || ladder::find_tile(*step, opt.tile.c_str()) == &t)
+                runners.push_back({*step, t});
+        }
+        if (runners.empty()) {
+            const std::string tiles = ladder::tile_names(*step);
+            std::fprintf(stderr, "step-%d: no tile '%s' (%s)\n", LADDER_STEP,
+                         ladder::printable(opt.tile.c_str()).c_str(),
+                         tiles.empty() ? "this step has no tile family"
+                                       : ("tiles of step " + std::to_string(LADDER_STEP) + ": " + tiles + ", all").c_str());
+            return 2;
+        }
+    }
     for (const ladder::Variant& v : step->variants) {
-        if (v.name == nullptr || v.gemm == nullptr) break;
+        if (!opt.tile.empty() || v.name == nullptr || v.gemm == nullptr) break;
         if (opt.variant.empty() || opt.variant == v.name) runners.push_back({*step, v});
     }
     if (runners.empty()) {

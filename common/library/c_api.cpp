@@ -3,6 +3,8 @@
 
 #include "registry.h"
 
+#include <cstring>
+
 using ladder::bf16;
 
 extern "C" int ladder_gemm_variant(int step, const char* variant, const void* A, const void* B,
@@ -17,7 +19,11 @@ extern "C" int ladder_gemm_variant(int step, const char* variant, const void* A,
                             "ladder_gemm: step %d is not available: its folder is not built "
                             "into this library",
                             step);
+    // A tile of the default variant's family ("tile128x128", step-7 --tile) is asked for by
+    // its name too.
     const ladder::Variant* v = ladder::find_variant(*s, variant);
+    if (v == nullptr && variant != nullptr && std::strncmp(variant, "tile", 4) == 0)
+        v = ladder::find_tile(*s, variant);
     if (v == nullptr)
         return ladder::fail(cudaErrorInvalidValue,
                             "ladder_gemm: step %d (%s) has no variant '%s' (its variants: %s)", step,

@@ -18,8 +18,9 @@ extern "C" {
 int ladder_gemm(int step, const void* A, const void* B, void* C, int M, int N, int K,
                 void* stream);
 
-/* The same for a named variant of a step ("pingpong" of step 6, "cluster1" of step 7);
- * NULL or "" is the step's default. */
+/* The same for a named variant of a step ("pingpong" of step 6, "cluster1" or "lesson" of
+ * step 7); NULL or "" is the step's default. Step 7's default variant forced to one tile of
+ * its family is named "tile<R>x<C>", e.g. "tile128x128" (step-7 --help lists them). */
 int ladder_gemm_variant(int step, const char* variant, const void* A, const void* B, void* C,
                         int M, int N, int K, void* stream);
 

@@ -18,6 +18,8 @@ struct Entry {
     int file_order[kMaxVariants];
     int position[kMaxVariants];
     int count;
+    int tile_count;
+    bool has_default_file;  // a LADDER_REGISTER_DEFAULT_VARIANT file registered
 };
 
 struct Registry {
@@ -94,13 +96,37 @@ StepRegistration::StepRegistration(int number, const char* folder, NeedsArch arc
     e.step.name = underscore ? underscore + 1 : folder;
     e.step.arch = arch;
     e.step.tile_config = tile_config;
-    e.step.describe = describe;
+    if (describe != nullptr) e.step.describe = describe;
     add_variants(e, 0, set_timeline, variants);
 }
 
 VariantRegistration::VariantRegistration(int number, int file_order, TimelineHook set_timeline,
                                          std::initializer_list<Variant> variants) {
     add_variants(entry_for(number), file_order, set_timeline, variants);
+}
+
+VariantRegistration::VariantRegistration(int number, DescribeFn describe, TimelineHook set_timeline,
+                                         std::initializer_list<Variant> variants) {
+    Entry& e = entry_for(number);
+    if (e.has_default_file) refuse(number, "two variant files claim the default variant");
+    e.has_default_file = true;
+    e.step.describe = describe;
+    add_variants(e, -1, set_timeline, variants);
+}
+
+TileRegistration::TileRegistration(int number, TimelineHook set_timeline,
+                                   std::initializer_list<Variant> tiles) {
+    Entry& e = entry_for(number);
+    for (const Variant& t : tiles) {
+        if (t.name == nullptr || t.gemm == nullptr || std::strncmp(t.name, "tile", 4) != 0)
+            refuse(number, "a tile needs a name \"tile<R>x<C>\" and a function");
+        if (find_tile(e.step, t.name) != nullptr)
+            refuse(number, std::string("a second tile named '") + t.name + "'");
+        if (e.tile_count == kMaxTiles)
+            refuse(number, std::string("no room for tile '") + t.name + "': more than " +
+                               std::to_string(kMaxTiles) + " (kMaxTiles, registry.h)");
+        e.step.tiles[e.tile_count++] = {t.name, t.gemm, set_timeline};
+    }
 }
 
 const Step* find_step(int number) {
@@ -120,6 +146,25 @@ const Variant* find_variant(const Step& step, const char* name) {
             return v.gemm ? &v : nullptr;
     }
     return nullptr;
+}
+
+const Variant* find_tile(const Step& step, const char* name) {
+    if (name == nullptr) return nullptr;
+    const std::string wanted = std::strncmp(name, "tile", 4) == 0 ? name : std::string("tile") + name;
+    for (const Variant& t : step.tiles) {
+        if (t.name == nullptr) break;
+        if (wanted == t.name) return &t;
+    }
+    return nullptr;
+}
+
+std::string tile_names(const Step& step) {
+    std::string names;
+    for (const Variant& t : step.tiles) {
+        if (t.name == nullptr) break;
+        names += (names.empty() ? "" : ", ") + std::string(t.name + 4);
+    }
+    return names;
 }
 
 std::string variant_names(const Step& step) {

@@ -4,8 +4,17 @@
 // Nothing here names a step: each step's file registers itself with one statement at the
 // end of its namespace, and a variant file (gemm_<name>.cu) registers its own variants:
 //
-//   LADDER_REGISTER_STEP(tile_config, describe, set_timeline, {"cluster2", gemm}, ...);
+//   LADDER_REGISTER_STEP(tile_config, describe, set_timeline, {"lesson", gemm}, ...);
 //   LADDER_REGISTER_VARIANT(set_timeline, {"cg", gemm});
+//   LADDER_REGISTER_DEFAULT_VARIANT(describe, set_timeline, {"cluster2", gemm}, ...);
+//   LADDER_REGISTER_TILES(set_timeline, {"tile64x64", gemm_tile<64, 64>}, ...);
+//
+// A step's default variant is the first one gemm.cu lists, unless a variant file of the step
+// registers with LADDER_REGISTER_DEFAULT_VARIANT (step 07: gemm.cu is the lesson kernel, and
+// gemm_every_shape.cu's kernel is what the step runs by default); that file's variants then
+// come first, and its describe function is the step's. A step may also register tiles: the
+// default kernel forced to one tile of its family (step-7 --tile 128x128), listed apart from
+// the variants.
 //
 // The step's number, folder and arch come from its line in CMakeLists.txt,
 // ladder_add_step(<number> <folder> <SM80|SM90A>), which compiles the file with
@@ -27,7 +36,8 @@ struct Buffer;
 }
 
 constexpr int kStepCount = 7;     // the ladder's length, built or not
-constexpr int kMaxVariants = 18;  // per step; one more fails at startup, with a message
+constexpr int kMaxVariants = 8;  // per step; one more fails at startup, with a message
+constexpr int kMaxTiles = 16;    // per step, likewise
 
 // A file's timeline hook, set_timeline (timeline.cuh: LADDER_TIMELINE_HOOK), or nullptr.
 using TimelineHook = cudaError_t (*)(const timeline::Buffer&);
@@ -51,6 +61,7 @@ struct Step {
     TileConfig (*tile_config)();     // nullptr when not built
     Variant variants[kMaxVariants];  // the first one is the step's default; then name nullptr
     DescribeFn describe;             // or nullptr
+    Variant tiles[kMaxTiles];        // "tile<R>x<C>": the default kernel on one tile; then nullptr
 };
 
 // The step with this number (1..kStepCount), built or not, or nullptr for any other number.
@@ -61,6 +72,12 @@ bool step_built(const Step& step);
 
 // The variant named `name` ("" or nullptr: the default), or nullptr.
 const Variant* find_variant(const Step& step, const char* name);
+
+// The tile named `name` ("64x64" or "tile64x64"), or nullptr.
+const Variant* find_tile(const Step& step, const char* name);
+
+// The step's tiles for a message, "64x64, 64x96, ..." (without the "tile"), or "" if none.
+std::string tile_names(const Step& step);
 
 // The step's variant names for a message: "cluster2 (default), cluster1, cluster4",
 // "the default (no name), pipeline" where the default schedule has no name, or "only the
@@ -84,6 +101,13 @@ struct StepRegistration {
 struct VariantRegistration {
     VariantRegistration(int number, int file_order, TimelineHook set_timeline,
                         std::initializer_list<Variant> variants);
+    // The default variant's file (file_order -1: before gemm.cu's), with the step's describe.
+    VariantRegistration(int number, DescribeFn describe, TimelineHook set_timeline,
+                        std::initializer_list<Variant> variants);
+};
+
+struct TileRegistration {
+    TileRegistration(int number, TimelineHook set_timeline, std::initializer_list<Variant> tiles);
 };
 
 }  // namespace ladder
@@ -99,7 +123,15 @@ struct VariantRegistration {
                                                {__VA_ARGS__})
 
 // A variant file's entries (gemm_<name>.cu, compiled by ladder_add_variant): listed after
-// gemm.cu's.
+// gemm.cu's, or, with LADDER_REGISTER_DEFAULT_VARIANT, before them (the first is the step's
+// default, and `describe` the step's describe function).
 #define LADDER_REGISTER_VARIANT(set_timeline, ...)                                            \
     ::ladder::VariantRegistration registered_variant(LADDER_STEP_NUMBER, LADDER_VARIANT_ORDER, \
                                                      set_timeline, {__VA_ARGS__})
+#define LADDER_REGISTER_DEFAULT_VARIANT(describe, set_timeline, ...)                           \
+    ::ladder::VariantRegistration registered_variant(LADDER_STEP_NUMBER, describe, set_timeline, \
+                                                     {__VA_ARGS__})
+
+// The tiles a step's default kernel may be forced to, each {"tile<R>x<C>", function}.
+#define LADDER_REGISTER_TILES(set_timeline, ...)                                               \
+    ::ladder::TileRegistration registered_tiles(LADDER_STEP_NUMBER, set_timeline, {__VA_ARGS__})

@@ -3,6 +3,7 @@
 #include "planner.h"
 
 #include "arg_parse.h"  // parse_whole, printable
+#include "tile_choice.h"  // in_family: the tiles --tile accepts (step 07's)
 
 #include <algorithm>
 #include <cerrno>
@@ -690,7 +691,7 @@ bool parse_candidate(const std::string& text, Candidate* candidate, std::string*
 
 bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::string* error) {
     CliOptions o;
-    std::string candidate_text;
+    std::string candidate_text, tile;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& flag = args[i];
         if (flag == "-h" || flag == "--help") {
@@ -699,7 +700,7 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
         }
         const bool known = flag == "--m" || flag == "--n" || flag == "--k" || flag == "--machine" ||
                            flag == "--candidate" || flag == "--top" || flag == "--l2-tbps" ||
-                           flag == "--latency-ns" || flag == "--step" || flag == "--compare" ||
+                           flag == "--latency-ns" || flag == "--step" || flag == "--compare" || flag == "--tile" ||
                            flag == "--clock-mhz";
         if (!known) {
             *error = "unknown argument '" + ladder::printable(flag) + "' (try --help)";
@@ -742,6 +743,18 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
             }
             o.step = static_cast<int>(n);
             o.variant = colon == std::string::npos ? "" : value.substr(colon + 1);
+        } else if (flag == "--tile") {
+            // Step 07's default variant forced to one tile of its family, as step-7 --tile.
+            int rows = 0, columns = 0;
+            char end = 0;
+            if (std::sscanf(value.c_str(), "%dx%d%c", &rows, &columns, &end) != 2 ||
+                !tile_choice::in_family({rows, columns})) {
+                *error = "--tile must be a tile of step 07's family (64x64, 64x96, 64x128, 64x160, "
+                         "64x192, 64x256, 128x64, 128x128, 128x144, 128x192, 128x224, 128x256), not '" +
+                         ladder::printable(value) + "'";
+                return false;
+            }
+            tile = "tile" + value;
         } else if (flag == "--compare") {
             o.compare_csv = value;
         } else if (flag == "--candidate") {
@@ -762,6 +775,13 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
             (l2 ? o.l2_tbps : clock ? o.clock_mhz : o.latency_ns) = d;
         }
     }
+    if (!tile.empty()) {
+        if (o.step != 7 || !o.variant.empty()) {
+            *error = "--tile goes with --step 7 (the default variant's tile family), without a :variant";
+            return false;
+        }
+        o.variant = tile;
+    }
     if (o.has_candidate) {
         // The machine-independent rules of evaluate(): a tile it would call invalid is a bad
         // argument, not a plan. Stages left out are resolved later, and at least 1.
@@ -778,7 +798,7 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
 
 std::string cli_usage() {
     return "usage: ladder-plan [--m M] [--n N] [--k K] [--machine h100|h200|FILE.json] [--top N]\n"
-           "                   [--step N[:variant]] [--candidate BMxBNxBK[:stages[:warpgroups[:cluster]]]]\n"
+           "                   [--step N[:variant] [--tile RxC]] [--candidate BMxBNxBK[:stages[:warpgroups[:cluster]]]]\n"
            "                   [--clock-mhz MHz] [--l2-tbps TB/s] [--latency-ns ns]\n"
            "       ladder-plan --compare BENCH.csv [--machine FILE.json] [--clock-mhz MHz]\n"
            "\n"
@@ -791,6 +811,7 @@ std::string cli_usage() {
            "                     (left-out parts: most stages that fit, min(BM/64,2) warpgroups, cluster 1)\n"
            "  --machine FILE     a machine file written by ladder-probe (results/<gpu>/machine.json)\n"
            "  --step N[:variant] predict with step N's loop structure and tile (default: 06's)\n"
+           "  --tile RxC         with --step 7: its default variant forced to that tile, as step-7 --tile\n"
            "  --clock-mhz        convert the issue terms at this SM clock (default: the machine's\n"
            "                     clock under load)\n"
            "  --compare CSV      predict every row of a benchmark CSV and report the hit rate\n"

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -83,42 +84,41 @@ bool step_candidate(int number, const std::string& variant, Candidate* out) {
     return true;
 }
 
-// Step 07 chooses its launch per shape (make_schedule in its schedule.cuh, launch in its
-// gemm.cu): clusters where tile_choice::launches_clusters says so (more tiles than SMs, or
-// rows of A and B not 128-byte aligned), and the L tiles of the last, partial
-// wave have their k-blocks laid end to end and shared by S clusters (stream-K) where
-// stream_k::sharing_clusters (common/kernel/stream_k.h, the kernel's own rule) says so; never in
-// the dataparallel variant.
-// It also computes C^T = B A^T for a problem of few columns (common/kernel/tile_choice.h): then
-// `problem` is swapped to the one the kernel computes.
+// Step 07's default variant (gemm_every_shape.cu) chooses its launch per shape: clusters where
+// tile_choice::launches_clusters says so (more tiles than SMs, or rows of A and B not 128-byte
+// aligned), and the L tiles of the last, partial wave have their k-blocks laid end to end and
+// shared by S clusters (stream-K) where stream_k::sharing_clusters (stream_k.h, the kernel's
+// own rule) says so. It also computes C^T = B A^T for a problem of few columns (tile_choice.h):
+// then `problem` is swapped to the one the kernel computes. The tile is the rule's, or the one
+// a "tile<R>x<C>" variant name forces (step-7 --tile RxC), with the stages the kernel's Tile
+// holds. The lesson kernel (gemm.cu, and gemm_cg.cu spelled with cooperative groups) has none
+// of this: 128x256 tiles, always clusters of 2, every tile whole.
+bool step07_forced_tile(const std::string& variant, tile_choice::Shape* tile) {
+    int rows = 0, columns = 0;
+    char end = 0;
+    if (variant.rfind("tile", 0) != 0 ||
+        std::sscanf(variant.c_str() + 4, "%dx%d%c", &rows, &columns, &end) != 2)
+        return false;
+    if (!tile_choice::in_family({rows, columns})) return false;
+    *tile = {rows, columns};
+    return true;
+}
+
 Candidate step07_launch(const Machine& machine, const std::string& variant, Problem* swapped, Candidate c) {
+    if (variant == "lesson" || variant == "cg") return c;
     Problem& problem = *swapped;
-    const tile_choice::Estimate choice = tile_choice::choose(
-        problem.m, problem.n, problem.k, machine.sm_count, c.cluster, variant != "dataparallel");
+    const tile_choice::Estimate choice =
+        tile_choice::choose(problem.m, problem.n, problem.k, machine.sm_count, c.cluster, true);
     if (choice.transposed) std::swap(problem.m, problem.n);
-    // The tile: forced by bm64, bm128, bm64n128, bm64n64, bm128n128, bm128n192, bm128n144,
-    // bm64n160, bm64n96, bm128n224, bm64n192 and bm128n64, else the rule of common/kernel/tile_choice.h (the kernel's), with the stages
-    // the kernel's Tile holds.
     tile_choice::Shape tile = choice.shape;
-    if (variant == "bm64") tile = {64, 256};
-    if (variant == "bm128") tile = {128, 256};
-    if (variant == "bm64n128") tile = {64, 128};
-    if (variant == "bm64n64") tile = {64, 64};
-    if (variant == "bm128n128") tile = {128, 128};
-    if (variant == "bm128n192") tile = {128, 192};
-    if (variant == "bm128n144") tile = {128, 144};
-    if (variant == "bm64n160") tile = {64, 160};
-    if (variant == "bm64n96") tile = {64, 96};
-    if (variant == "bm128n224") tile = {128, 224};
-    if (variant == "bm64n192") tile = {64, 192};
-    if (variant == "bm128n64") tile = {128, 64};
+    step07_forced_tile(variant, &tile);
     c.bm = tile.rows, c.bn = tile.columns, c.consumer_warpgroups = tile.rows / 64;
     c.threads = (c.consumer_warpgroups + 1) * 128;
     c.stages = tile_choice::stages(tile);
     const long long cta_tiles = ceil_div(problem.m, c.bm) * ceil_div(problem.n, c.bn);
     if (!tile_choice::launches_clusters(cta_tiles, machine.sm_count, ceil_div(problem.m, c.bm), problem.k))
         c.cluster = 1;
-    if (variant == "dataparallel" || machine.sm_count < c.cluster) return c;
+    if (machine.sm_count < c.cluster) return c;
     const long long tiles = ceil_div(ceil_div(problem.m, c.bm), c.cluster) * ceil_div(problem.n, c.bn);
     const long long resident = resident_clusters(machine, c.cluster);
     const long long leftover = tiles % resident, k_blocks = ceil_div(problem.k, c.bk);

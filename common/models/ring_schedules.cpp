@@ -158,7 +158,7 @@ Protocol schedule_step06(int k_blocks, const Faults& f) {
 // all the slices. A stage may be refilled only when both consumers of every CTA are done
 // with it: empty count 2 * cluster, each consumer arrives on every CTA's empty barrier.
 Protocol schedule_step07(int k_blocks, int cluster, const Faults& f) {
-    constexpr int STAGES = 4;       // 07_clusters_multicast/tiles.cuh, the 128x256 tile
+    constexpr int STAGES = 4;       // 07_clusters_multicast/gemm.cu (the lesson kernel)
     constexpr int CONSUMERS = 2;
     const uint32_t everyone = (1u << cluster) - 1u;
     const long slice_bytes = B_BOX_BYTES / cluster;  // B_SLICE_BYTES<CLUSTER>

@@ -5,7 +5,7 @@
 //
 // A tile is 64 x CONSUMERS rows (one consumer warpgroup per 64 rows) by 64 to 256 columns.
 // The rule counts the tiles of the problem and how full the persistent grid's waves are;
-// from those it picks the tile. It also says whether stream-K (common/kernel/stream_k.h) shares
+// from those it picks the tile. It also says whether stream-K (stream_k.h beside this file) shares
 // the last wave, which the kernel decides by the same rule.
 #pragma once
 
@@ -22,6 +22,17 @@ namespace ladder::tile_choice {
 struct Shape {
     int rows, columns;
 };
+
+// The family, as the every-shape kernel compiles it (tiles.cuh: with_tile) and `step-7 --tile`
+// and `ladder-plan --tile` accept it.
+constexpr Shape kFamily[] = {{64, 64},   {64, 96},   {64, 128},  {64, 160},
+                             {64, 192},  {64, 256},  {128, 64},  {128, 128},
+                             {128, 144}, {128, 192}, {128, 224}, {128, 256}};
+constexpr bool in_family(Shape s) {
+    for (const Shape& t : kFamily)
+        if (t.rows == s.rows && t.columns == s.columns) return true;
+    return false;
+}
 
 // The stages step 07's Tile holds (07_clusters_multicast/tiles.cuh checks the two agree):
 // as many k-blocks of A (rows x 64) and B (columns x 64) bf16 as fit in the 227 KB a CTA
