@@ -9,7 +9,8 @@ Rewrites, between their markers:
   ladder's table (one row per step, the step's number first) the cells of the columns headed
   "TFLOP/s at 4096³" and "× cuBLAS", from the step's default schedule; the other cells are
   prose and stay as written;
-- results/README.md, <!-- results-table -->: every step and schedule at the headline sizes;
+- results/README.md, <!-- results-table -->: each step's default schedule and the variants
+  of its variant files (ladder_add_variant lines of CMakeLists.txt) at the headline sizes;
   <!-- gpus-side-by-side -->: each step's default schedule on every GPU that has a
   results/<gpu>/bench.csv, this CSV standing for its own folder;
 - in each step folder's README.md and NOTES.md, <!-- step-numbers -->: the headline of the
