@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The command lines refuse bad arguments the way README.md promises: exit code 2 and a
+"""The command lines refuse bad arguments the way common/library/README.md promises: exit code 2 and a
 message that says what is wrong, before anything touches a GPU (so on any machine, GPU or
 not). A crash, a hang or another exit code fails, and so does a message that does not say
 what to fix.

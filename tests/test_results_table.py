@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """results_table.py: --check passes on the committed results, fails (writing nothing) on a CSV
-whose numbers the docs do not show, names only README files then (the kernel sources hold no
+whose numbers the docs do not show (the top README's ladder table, results/README.md, the
+step's README), names only README and NOTES.md files then (the kernel sources hold no
 measured numbers, so a benchmark rerun never touches a .cu file), and reads CSVs with and
 without the reproduction columns (seed, runs, min_ms, max_ms, commit)."""
 import csv
@@ -13,8 +14,9 @@ here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.normpath(os.path.join(here, ".."))
 script = os.path.join(root, "common", "scripts", "results_table.py")
 committed = os.path.join(root, "results", "h200", "bench.csv")
-docs = [os.path.join(root, "README.md")] + [os.path.join(root, d, f) for d in sorted(os.listdir(root))
-                                             if d[:2].isdigit() for f in ("README.md", "gemm.cu")]
+docs = [os.path.join(root, "README.md"), os.path.join(root, "results", "README.md")] + [
+    os.path.join(root, d, f) for d in sorted(os.listdir(root)) if d[:2].isdigit()
+    for f in ("README.md", "NOTES.md", "gemm.cu") if os.path.isfile(os.path.join(root, d, f))]
 
 
 def check(csv_path, *extra):
@@ -46,16 +48,17 @@ with tempfile.TemporaryDirectory() as tmp:
         w.writerows([dict(r, tflops="1.00") if r is hit else r for r in rows])
     r = check(changed, "--results-dir", "results/h200")
     if r.returncode == 0 or "differs: README.md" not in r.stdout:
-        sys.exit(f"FAIL: a changed number was not reported by --check:\n{r.stdout}{r.stderr}")
-    if "differs: 05_wgmma/README.md" not in r.stdout:
-        sys.exit(f"FAIL: the changed step-05 number was not reported in 05_wgmma/README.md:\n{r.stdout}")
-    sources = [line for line in r.stdout.splitlines()
-               if line.startswith("differs:") and not line.endswith("README.md")]
+        sys.exit(f"FAIL: a changed number was not reported in the ladder table by --check:\n{r.stdout}{r.stderr}")
+    for doc in ("results/README.md", "05_wgmma/README.md"):
+        if f"differs: {doc}" not in r.stdout:
+            sys.exit(f"FAIL: the changed step-05 number was not reported in {doc}:\n{r.stdout}")
+    sources = [line for line in r.stdout.splitlines() if line.startswith("differs:")
+               and not (line.endswith("README.md") or line.endswith("NOTES.md"))]
     if sources:
-        sys.exit(f"FAIL: results_table.py would rewrite a file other than a README: {sources}")
+        sys.exit(f"FAIL: results_table.py would rewrite a file other than a README or NOTES.md: {sources}")
     if snapshot() != before:
         sys.exit("FAIL: --check wrote to the docs")
-    print("ok: --check reports a changed number in the READMEs only and writes nothing")
+    print("ok: --check reports a changed number in the READMEs and NOTES.md only, and writes nothing")
 
     # The reproduction columns at the end do not change what is read.
     extended = os.path.join(tmp, "extended.csv")

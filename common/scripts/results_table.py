@@ -4,13 +4,23 @@
     python3 common/scripts/results_table.py --csv results/h200/bench.csv           # rewrite the docs
     python3 common/scripts/results_table.py --csv results/h200/bench.csv --check   # only compare
 
-Rewrites, between their markers, the results table of README.md (<!-- results-table -->)
-and, in each step's README.md (<!-- step-numbers -->), the headline of the step's default
-schedule and the table of every size and schedule; it prints a diff of every file it
-changes. It never touches a source file: a step's gemm.cu says only "Measured: README.md in
-this folder", so that a benchmark rerun changes no kernel source (nor the exercise.cu and
-variants derived from it). Run it after committing a new bench.csv, so that every number in
-the docs is one that run measured.
+Rewrites, between their markers:
+- README.md, <!-- ladder-table -->: the line saying where the numbers come from, and in the
+  ladder's table (one row per step, the step's number first) the cells of the columns headed
+  "TFLOP/s at 4096³" and "× cuBLAS", from the step's default schedule; the other cells are
+  prose and stay as written;
+- results/README.md, <!-- results-table -->: each step's default schedule and the variants
+  of its variant files (ladder_add_variant lines of CMakeLists.txt) at the headline sizes;
+  <!-- gpus-side-by-side -->: each step's default schedule on every GPU that has a
+  results/<gpu>/bench.csv, this CSV standing for its own folder;
+- in each step folder's README.md and NOTES.md, <!-- step-numbers -->: the headline of the
+  step's default schedule and the table of every size and schedule; <!-- step-numbers:
+  4096³ 1000×1992×2056 -->: every schedule of the step at the sizes named, in that order (a
+  short table for the lesson). Every step folder needs at least one such block.
+It prints a diff of every file it changes. It never touches a source file: a step's gemm.cu
+says only "Measured: README.md in this folder", so that a benchmark rerun changes no kernel
+source (nor the exercise.cu and variants derived from it). Run it after committing a new
+bench.csv, so that every number in the docs is one that run measured.
 The docs link the CSV's folder (results/h200 for results/h200/bench.csv; --results-dir to
 name another). --check writes nothing and exits 1 when a file differs from what it would
 write (a CPU test runs it on the committed results).
@@ -83,8 +93,21 @@ def planner_cell(r, with_limiter=False):
     return f"{text} ({r['predicted_limiter']})" if with_limiter else text
 
 
+def file_variants():
+    """(step, name) of every variant file (ladder_add_variant lines of CMakeLists.txt)."""
+    text = open(os.path.join(ROOT, "CMakeLists.txt")).read()
+    return {(int(n), name) for n, name in re.findall(r"^\s*ladder_add_variant\((\d+)\s+(\w+)\)", text, re.M)}
+
+
 def main_table(rows, folder):
-    by = index(rows)
+    """Every step's default schedule and the variants of its variant files (gemm_<name>.cu),
+    at the headline sizes; every other row stays in the CSV."""
+    defaults = {}
+    for r in rows:
+        defaults.setdefault(r["step"], r["name"])  # the step's default schedule comes first
+    files = file_variants()
+    by = {(step, name): cells for (step, name), cells in index(rows).items()
+          if name == defaults[step] or (step, name.split(":", 1)[-1]) in files}
     cube4, cube6, cube8 = (4096,) * 3, (6144,) * 3, (8192,) * 3
     lines = [
         f"Measured on {provenance(rows)}: TFLOP/s, and in brackets the speed relative to cuBLAS "
@@ -94,7 +117,7 @@ def main_table(rows, folder):
         f"| step | 4096³ | 6144³ | 8192³ | 1000×1992×2056 | LLM shapes, geomean × cuBLAS | {planner_heading(rows)} at 4096³ |",
         "|---|---|---|---|---|---|---|",
     ]
-    for (step, name), cells in sorted(by.items()):
+    for (step, name), cells in sorted(by.items(), key=lambda kv: (kv[0][0], kv[0][1] != defaults[kv[0][0]])):
         g = geomean_llm(cells)
         plan = planner_cell(cells.get(cube4))
         lines.append(f"| {step:02d} {name} | {fmt_cell(cells, cube4)} | {fmt_cell(cells, cube6)} | "
@@ -106,8 +129,8 @@ def main_table(rows, folder):
         lines += ["", f"cuBLAS at 4096³ measured {cub[0]:.0f} to {cub[-1]:.0f} TFLOP/s across the "
                   f"{len(cub)} processes (median {cub[len(cub) // 2]:.0f}). LLM shapes: M = 8192 tokens "
                   "with N×K = 4096×4096, 14336×4096, 4096×14336 and 28672×8192."]
-    lines += ["", f"![every step vs cuBLAS over the sizes]({folder}/tflops_vs_size.png)",
-              "", f"![the ladder at 4096³]({folder}/ladder_4096.png)"]
+    lines += ["", f"The plots of the same run: `{folder}/tflops_vs_size.png` (every step against cuBLAS "
+              f"over the sizes), `{folder}/ladder_4096.png` (every schedule at 4096³)."]
     return "\n".join(lines)
 
 
@@ -149,6 +172,116 @@ def step_table(rows, step, folder):
     return "\n".join(lines)
 
 
+def parse_shape(text, path):
+    """'4096³' or '1000×1992×2056' (x also accepted) as (M, N, K)."""
+    t = text.strip()
+    m = re.fullmatch(r"(\d+)³", t)
+    if m:
+        return (int(m.group(1)),) * 3
+    parts = re.split(r"[×x]", t)
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        sys.exit(f"results_table.py: {path}: '{text}' in a step-numbers marker is not a size "
+                 "(4096³ or 1000×1992×2056)")
+    return tuple(int(p) for p in parts)
+
+
+def short_table(rows, step, shapes, folder, path):
+    """Every schedule of the step at the named sizes: the table of a step README's
+    "Predict, then measure" section."""
+    mine = [r for r in rows if r["step"] == step]
+    if not mine:
+        return None
+    lines = [f"Measured on {provenance(mine)}, cuBLAS timed in the same process on the same inputs "
+             f"(rows of `{folder}/bench.csv`):", "",
+             "| M×N×K | schedule | time | TFLOP/s | × cuBLAS | SM MHz |",
+             "|---|---|---|---|---|---|"]
+    for shape in shapes:
+        hits = [r for r in mine if r["shape"] == shape]
+        if not hits:
+            sys.exit(f"results_table.py: {path}: step {step} has no row at {shape_text(shape)} in the CSV")
+        for r in hits:
+            variant = r["name"].split(":", 1)[1] if ":" in r["name"] else "default"
+            time = f"{r['ms'] * 1000:.1f} µs" if r["ms"] < 1 else f"{r['ms']:.2f} ms"
+            lines.append(f"| {shape_text(shape)} | {variant} | {time} | {number(r['tflops'])} | "
+                         f"{ratio(r['speedup_vs_cublas'])}× | {r['sm_clock_mhz']} |")
+    return "\n".join(lines)
+
+
+STEP_BLOCK = re.compile(r"<!-- step-numbers(?::([^>]*))? -->\n.*?<!-- /step-numbers -->", re.S)
+
+
+def step_blocks(text, rows, step, folder, path):
+    """The text with every step-numbers block of one step rewritten, and how many there were."""
+    def body(m):
+        if m.group(1) is None:
+            table = step_table(rows, step, folder)
+            begin = "<!-- step-numbers -->"
+        else:
+            shapes = [parse_shape(t, path) for t in m.group(1).split()]
+            table = short_table(rows, step, shapes, folder, path)
+            begin = f"<!-- step-numbers:{m.group(1)} -->"
+        return f"{begin}\n{table}\n<!-- /step-numbers -->"
+    return STEP_BLOCK.subn(body, text)
+
+
+def ladder_cells(text, rows, path):
+    """The ladder table of README.md: its "Measured on" line, and in each row of a step the
+    cells under "TFLOP/s at 4096³" and "× cuBLAS", from the step's default schedule."""
+    lines = text.split("\n")
+    columns = None
+    for i, line in enumerate(lines):
+        if line.startswith("Measured on "):
+            lines[i] = (f"Measured on {provenance(rows)}, cuBLAS timed in the same process on the "
+                        "same inputs; each step's default schedule at 4096³:")
+        if not line.startswith("|"):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if "TFLOP/s at 4096³" in cells:
+            columns = (cells.index("TFLOP/s at 4096³"), cells.index("× cuBLAS"))
+            continue
+        step = re.match(r"\[?0?(\d+)\b", cells[0])
+        if columns is None or not step:
+            continue
+        mine = [r for r in rows if r["step"] == int(step.group(1))]
+        if not mine:
+            sys.exit(f"results_table.py: {path}: the CSV has no rows of step {step.group(1)}")
+        default = mine[0]["name"]  # the step's default schedule comes first
+        hit = next((r for r in mine if r["name"] == default and r["shape"] == (4096,) * 3), None)
+        cells[columns[0]] = number(hit["tflops"]) if hit else "not timed"
+        cells[columns[1]] = f"{ratio(hit['speedup_vs_cublas'])}×" if hit else "–"
+        lines[i] = "| " + " | ".join(cells) + " |"
+    if columns is None:
+        sys.exit(f"results_table.py: {path}: the ladder table has no \"TFLOP/s at 4096³\" column")
+    return "\n".join(lines)
+
+
+def side_by_side(rows, folder):
+    """Each step's default schedule at 4096³ and 8192³ on every GPU with a results/<gpu>/bench.csv."""
+    gpus = {folder: rows}
+    results = os.path.join(ROOT, "results")
+    for gpu in sorted(os.listdir(results)):
+        other = f"results/{gpu}"
+        path = os.path.join(results, gpu, "bench.csv")
+        if other != folder and os.path.isfile(path):
+            gpus[other] = load(path)
+    order = sorted(gpus, key=lambda f: (f != folder, f))
+    names = {f: f.rsplit("/", 1)[-1].upper() for f in order}
+    head = "| step | " + " | ".join(f"{names[f]} {s}" for f in order for s in ("4096³", "8192³")) + " |"
+    lines = ["TFLOP/s of each step's default schedule, and in brackets × cuBLAS in the same process "
+             "(" + "; ".join(f"`{f}/bench.csv`: {provenance(gpus[f])}" for f in order) + "):", "",
+             head, "|---|" + "---|" * (2 * len(order))]
+    steps = sorted({r["step"] for f in order for r in gpus[f]})
+    for step in steps:
+        cells = []
+        for f in order:
+            mine = [r for r in gpus[f] if r["step"] == step]
+            by = index(mine)[(step, mine[0]["name"])] if mine else {}
+            cells += [fmt_cell(by, (4096,) * 3), fmt_cell(by, (8192,) * 3)]
+        name = next(r["name"] for f in order for r in gpus[f] if r["step"] == step)
+        lines.append(f"| {step:02d} {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def replace_between(text, begin, end, body, path):
     pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
     if not pattern.search(text):
@@ -187,18 +320,34 @@ def main():
     folder = folder.replace(os.sep, "/")
     rows = load(args.csv)
     readme = os.path.join(ROOT, "README.md")
-    differ = update(readme, replace_between(open(readme).read(), "<!-- results-table -->",
-                                            "<!-- /results-table -->", main_table(rows, folder), readme),
-                    args.check)
+    text = open(readme).read()
+    block = re.search(r"<!-- ladder-table -->\n(.*?)\n<!-- /ladder-table -->", text, re.S)
+    if not block:
+        sys.exit(f"results_table.py: {readme} has no <!-- ladder-table --> ... <!-- /ladder-table --> markers")
+    differ = update(readme, text[:block.start(1)] + ladder_cells(block.group(1), rows, readme) +
+                    text[block.end(1):], args.check)
+    results = os.path.join(ROOT, "results", "README.md")
+    text = replace_between(open(results).read(), "<!-- results-table -->", "<!-- /results-table -->",
+                           main_table(rows, folder), results)
+    text = replace_between(text, "<!-- gpus-side-by-side -->", "<!-- /gpus-side-by-side -->",
+                           side_by_side(rows, folder), results)
+    differ |= update(results, text, args.check)
     for step_folder in sorted(d for d in os.listdir(ROOT) if re.match(r"0\d_", d)):
         step = int(step_folder[:2])
-        table = step_table(rows, step, folder)
-        if table is None:
+        if not any(r["step"] == step for r in rows):
             print(f"no rows for step {step}: {step_folder} left as it is")
             continue
-        path = os.path.join(ROOT, step_folder, "README.md")
-        differ |= update(path, replace_between(open(path).read(), "<!-- step-numbers -->",
-                                               "<!-- /step-numbers -->", table, path), args.check)
+        blocks = 0
+        for name in ("README.md", "NOTES.md"):
+            path = os.path.join(ROOT, step_folder, name)
+            if not os.path.isfile(path):
+                continue
+            text, n = step_blocks(open(path).read(), rows, step, folder, path)
+            blocks += n
+            differ |= update(path, text, args.check)
+        if not blocks:
+            sys.exit(f"results_table.py: {step_folder} has no <!-- step-numbers --> ... "
+                     "<!-- /step-numbers --> block in README.md or NOTES.md")
     if args.check and differ:
         sys.exit(f"results_table.py --check: the docs differ from {args.csv} (diff above): run it "
                  "without --check to write them")
