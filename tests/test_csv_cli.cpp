@@ -60,7 +60,8 @@ TEST(Csv, AppendWritesTheHeaderOnce) {
 
 TEST(Csv, RowsSayHowToReproduceThem) {
     const std::string header = csv::header_line();
-    EXPECT_NE(header.find(",predicted_limiter,seed,runs,min_ms,max_ms,commit"), std::string::npos) << header;
+    EXPECT_NE(header.find(",predicted_limiter,seed,runs,min_ms,max_ms,commit,inputs,power_w"),
+              std::string::npos) << header;
     csv::Row r;
     r.seed = 18446744073709551615ull;
     r.runs = 37;
@@ -234,6 +235,17 @@ TEST(Cli, RegimesAndTheirDefaultLengths) {
     ASSERT_TRUE(parse({"--bench"}, &o, &error)) << error;
     EXPECT_TRUE(o.regime.empty());
     EXPECT_FALSE(parse({"--regime", "warm"}, &o, &error));
+    {
+        // --inputs: uniform (the default, the power-capped regime) or zero (the clock's boost).
+        cli::Options in;
+        std::string why;
+        ASSERT_TRUE(parse({"--bench"}, &in, &why)) << why;
+        EXPECT_EQ(in.inputs, "uniform");
+        ASSERT_TRUE(parse({"--bench", "--inputs", "zero"}, &in, &why)) << why;
+        EXPECT_EQ(in.inputs, "zero");
+        EXPECT_FALSE(parse({"--inputs", "ones"}, &in, &why));
+        EXPECT_NE(why.find("--inputs must be uniform or zero, not 'ones'"), std::string::npos) << why;
+    }
     EXPECT_NE(error.find("cool or sustained"), std::string::npos) << error;
     EXPECT_FALSE(parse({"--regime-seconds", "30"}, &o, &error));
     EXPECT_NE(error.find("goes with --regime"), std::string::npos) << error;

@@ -207,6 +207,14 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
                 return false;
             }
             o.regime = v;
+        } else if (arg == "--inputs") {
+            const char* v = value("--inputs");
+            if (v == nullptr) return false;
+            if (std::strcmp(v, "uniform") != 0 && std::strcmp(v, "zero") != 0) {
+                *error = std::string("--inputs must be uniform or zero, not '") + ladder::printable(v) + "'";
+                return false;
+            }
+            o.inputs = v;
         } else if (arg == "--regime-seconds") {
             long long seconds = 0;
             if (!dim("--regime-seconds", &seconds)) return false;
@@ -268,13 +276,17 @@ std::string usage(const char* program) {
            " [--check] [--bench] [--m M --n N --k K | --sizes default|quick|small|check|LIST]\n"
            "       [--variant NAME | --tile RxC|all] [--csv FILE] [--seed S] [--runs 20..100000]\n"
            "       [--reference cublas|cpu]\n"
-           "       [--regime cool|sustained [--regime-seconds S]] [--timeline FILE]\n"
+           "       [--regime cool|sustained [--regime-seconds S]] [--inputs uniform|zero]\n"
+           "       [--timeline FILE]\n"
            "Sizes are 1.." + std::to_string(ladder::kMaxDimension) + ", K a multiple of 8; --seed is\n"
            "0..2^64-1; --reference cpu takes shapes with M*N*K <= 2^31.\n"
            "With neither --check nor --bench it does both: checks every shape against cuBLAS\n"
            "(and a float64 CPU reference on sampled elements), then times the step and cuBLAS\n"
            "side by side. Exit codes: 0 ok, 1 a check or CUDA call failed, 2 bad arguments,\n"
            "77 no GPU that can run this step.\n"
+           "--inputs zero times the runs on zero inputs (after checking the same kernels on random\n"
+           "ones): the clock then stays at its boost, where uniform inputs in [-1, 1] (the default)\n"
+           "let the board's power limit set it. Rows are named NAME@zero.\n"
            "--tile RxC runs the default variant on one tile of its family instead of the tile it\n"
            "would choose (step 07; --help lists them), --tile all on each; rows are named\n"
            "NAME:tileRxC.\n"

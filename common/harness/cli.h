@@ -46,6 +46,8 @@ struct Options {
     std::string regime;                       // "" = the default timing
     double regime_seconds = 0;                // --regime-seconds: idle before cool, length of sustained
     std::string timeline;                     // --timeline FILE ("" = no timeline)
+    // --inputs uniform|zero: what the timed runs multiply (the checks always use random data).
+    std::string inputs = "uniform";
     Shape timeline_shape{4096, 4096, 4096};  // the one problem --timeline runs
 };
 

@@ -32,7 +32,8 @@ const std::vector<std::string>& columns() {
         "ms",      "tflops",        "cublas_ms",         "cublas_tflops",
         "speedup_vs_cublas",        "device",            "sm_clock_mhz",
         "cuda",    "driver",        "date",              "predicted_tflops", "predicted_limiter",
-        "seed",    "runs",          "min_ms",            "max_ms", "commit"};
+        "seed",    "runs",          "min_ms",            "max_ms", "commit",
+        "inputs",  "power_w"};
     return names;
 }
 
@@ -50,7 +51,8 @@ std::string format_row(const Row& r) {
       << quote(r.device) << ',' << r.sm_clock_mhz << ',' << quote(r.cuda) << ','
       << quote(r.driver) << ',' << quote(r.date) << ',' << number(r.predicted_tflops, 1) << ','
       << quote(r.predicted_limiter) << ',' << r.seed << ',' << r.runs << ',' << number(r.min_ms, 5)
-      << ',' << number(r.max_ms, 5) << ',' << quote(r.commit);
+      << ',' << number(r.max_ms, 5) << ',' << quote(r.commit) << ',' << quote(r.inputs) << ','
+      << number(r.power_w, 1);
     return s.str();
 }
 

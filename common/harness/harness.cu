@@ -77,28 +77,53 @@ DeviceInfo device_info() {
     return info;
 }
 
-int current_sm_clock_mhz() {
-    // NVML is part of the driver, not the toolkit: load it if it is there. The three entry
-    // points below have had these signatures since NVML's first release.
+namespace {
+
+// NVML is part of the driver, not the toolkit: load it if it is there. The entry points used
+// here have had these signatures since NVML's first release.
+void* nvml_symbol(const char* name) {
     using InitFn = int (*)();
-    using HandleFn = int (*)(unsigned, void**);
-    using ClockFn = int (*)(void*, int, unsigned*);
     static void* lib = dlopen("libnvidia-ml.so.1", RTLD_LAZY);
-    if (lib == nullptr) return 0;
-    static auto init = reinterpret_cast<InitFn>(dlsym(lib, "nvmlInit_v2"));
-    static auto handle_of = reinterpret_cast<HandleFn>(dlsym(lib, "nvmlDeviceGetHandleByIndex_v2"));
-    static auto clock_of = reinterpret_cast<ClockFn>(dlsym(lib, "nvmlDeviceGetClockInfo"));
-    static const bool ready = init && handle_of && clock_of && init() == 0;
-    if (!ready) return 0;
+    static const bool ready = [] {
+        if (lib == nullptr) return false;
+        auto init = reinterpret_cast<InitFn>(dlsym(lib, "nvmlInit_v2"));
+        return init != nullptr && init() == 0;
+    }();
+    return ready ? dlsym(lib, name) : nullptr;
+}
+
+// The NVML handle of the current CUDA device, or nullptr. NVML numbers devices in PCI order;
+// CUDA does too unless CUDA_DEVICE_ORDER says otherwise.
+void* nvml_device() {
+    using HandleFn = int (*)(unsigned, void**);
+    static auto handle_of = reinterpret_cast<HandleFn>(nvml_symbol("nvmlDeviceGetHandleByIndex_v2"));
     int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess) return 0;
     void* handle = nullptr;
+    if (handle_of == nullptr || cudaGetDevice(&device) != cudaSuccess ||
+        handle_of(static_cast<unsigned>(device), &handle) != 0)
+        return nullptr;
+    return handle;
+}
+
+}  // namespace
+
+int current_sm_clock_mhz() {
+    using ClockFn = int (*)(void*, int, unsigned*);
+    static auto clock_of = reinterpret_cast<ClockFn>(nvml_symbol("nvmlDeviceGetClockInfo"));
+    void* handle = nvml_device();
     unsigned mhz = 0;
     constexpr int kNvmlClockSm = 1;  // NVML_CLOCK_SM
-    // NVML numbers devices in PCI order; CUDA does too unless CUDA_DEVICE_ORDER says otherwise.
-    if (handle_of(static_cast<unsigned>(device), &handle) != 0) return 0;
-    if (clock_of(handle, kNvmlClockSm, &mhz) != 0) return 0;
+    if (clock_of == nullptr || handle == nullptr || clock_of(handle, kNvmlClockSm, &mhz) != 0) return 0;
     return static_cast<int>(mhz);
+}
+
+double current_power_w() {
+    using PowerFn = int (*)(void*, unsigned*);
+    static auto power_of = reinterpret_cast<PowerFn>(nvml_symbol("nvmlDeviceGetPowerUsage"));
+    void* handle = nvml_device();
+    unsigned milliwatts = 0;
+    if (power_of == nullptr || handle == nullptr || power_of(handle, &milliwatts) != 0) return 0;
+    return milliwatts / 1000.0;
 }
 
 std::string today() {

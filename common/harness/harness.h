@@ -56,6 +56,9 @@ DeviceInfo device_info();
 // The SM clock right now, from NVML when the driver provides it (loaded at run time, so the
 // harness does not link against it); 0 when unknown.
 int current_sm_clock_mhz();
+// The board's power draw right now in watts (NVML's power reading, which the driver averages
+// over about a second), from NVML likewise; 0 when unknown.
+double current_power_w();
 
 // Today's date as YYYY-MM-DD (UTC).
 std::string today();

@@ -195,8 +195,31 @@ int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
         std::printf("plan  %-28s %-20s %s\n", runners.front().step.name, shape_text(s).c_str(),
                     runners.front().step.describe(M, N, K).c_str());
 
+    // --inputs zero: each kernel is checked on the random inputs first; then every input set
+    // is zeroed, the timed runs multiply zeros, and what was timed is checked against zeros.
     int failures = 0;
-    for (const Runner& r : runners) {
+    const bool zero_inputs = opt.inputs == "zero";
+    std::vector<bool> checked(runners.size(), true);
+    if (zero_inputs) {
+        for (size_t i = 0; i < runners.size(); ++i) {
+            const std::vector<uint16_t> got = run_once(runners[i], sets[0], s);
+            const ladder::check::CheckResult result = ladder::check::compare(got.data(), want.data(), s.M, s.N);
+            if (!result.ok) {
+                std::printf("bench %s %s: wrong on random inputs, not timed: %s\n", runners[i].label().c_str(),
+                            shape_text(s).c_str(), result.message.c_str());
+                checked[i] = false;
+                ++failures;
+            }
+        }
+        for (ProblemBuffers& set : sets) {
+            LADDER_CUDA(cudaMemset(set.A.get(), 0, set.A.bytes()));
+            LADDER_CUDA(cudaMemset(set.B.get(), 0, set.B.bytes()));
+        }
+        std::fill(want.begin(), want.end(), 0.0f);
+    }
+    for (size_t runner = 0; runner < runners.size(); ++runner) {
+        const Runner& r = runners[runner];
+        if (!checked[runner]) continue;
         // The step and cuBLAS alternate launch by launch (see time_alternating).
         const std::vector<std::function<cudaError_t(int)>> launches = {
             [&](int i) { return r.run(sets[i].A.get(), sets[i].B.get(), sets[i].C.get(), s); },
@@ -215,6 +238,7 @@ int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
             continue;
         }
         const int clock_mhz = current_sm_clock_mhz();
+        const double power_w = current_power_w();
         std::vector<uint16_t> got = run_once(r, sets[0], s);
         ladder::check::CheckResult result = ladder::check::compare(got.data(), want.data(), s.M, s.N);
         if (!result.ok) {
@@ -225,7 +249,9 @@ int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
         }
         ladder::csv::Row row;
         row.step = r.step.number;
-        row.name = opt.regime.empty() ? r.label() : r.label() + "@" + opt.regime;
+        row.name = r.label() + (opt.regime.empty() ? "" : "@" + opt.regime) + (zero_inputs ? "@zero" : "");
+        row.inputs = opt.inputs;
+        row.power_w = power_w;
         row.M = s.M, row.N = s.N, row.K = s.K;
         row.ms = t.median_ms;
         row.tflops = flop / (t.median_ms * 1e9);
@@ -244,9 +270,10 @@ int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
         row.commit = LADDER_GIT_COMMIT;
         ladder::plan_for(r.step, r.variant.name, dev, s, &row.predicted_tflops, &row.predicted_limiter);
         std::printf("bench %-28s %-20s %9.4f ms %7.1f TFLOP/s | cuBLAS %9.4f ms %7.1f TFLOP/s | %5.2fx"
-                    " | %d runs, %d input sets, SM %d MHz\n",
+                    " | %d runs, %d input sets, SM %d MHz, %.0f W\n",
                     row.name.c_str(), shape_text(s).c_str(), row.ms, row.tflops, row.cublas_ms,
-                    row.cublas_tflops, row.speedup_vs_cublas, t.runs, set_count, row.sm_clock_mhz);
+                    row.cublas_tflops, row.speedup_vs_cublas, t.runs, set_count, row.sm_clock_mhz,
+                    row.power_w);
         std::fflush(stdout);
         rows->push_back(row);
     }

@@ -4,11 +4,14 @@
 # table last. Logs and results go to $OUT (default ./device-out).
 #
 #   common/scripts/run_on_device.sh [--tests-only | --bench-only] [--hang-trap] [--quick]
-#                            [--probe] [--regimes] [--timeline] [--exercises]
+#                            [--probe] [--regimes] [--inputs] [--timeline] [--exercises]
 #   --probe      measure the machine first (ladder-probe): results/<gpu>/machine.json, which
 #                the planner's predictions in the benchmark then use
 #   --regimes    also time step 07 and cuBLAS cool (after an idle pause) and sustained (a
 #                minute back to back) at 4096^3 and 8192^3: results/regimes.csv
+#   --inputs     also time step 07 (default and lesson) and cuBLAS at the headline shapes on
+#                uniform inputs (the power-capped regime) and on zero inputs (the clock stays
+#                at its boost): results/input_regimes.csv
 #   --timeline   also build with -DLADDER_TIMELINE=ON, record steps 03-07 and draw the charts
 #   --exercises  also build the exercise configuration: the stubs must fail (with hints),
 #                the solutions must pass the same exercise-N tests
@@ -16,7 +19,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
-mode=all; trap_opt=OFF; sizes_arg=""; timeline=0; exercises=0; probe=0; regimes=0
+mode=all; trap_opt=OFF; sizes_arg=""; timeline=0; exercises=0; probe=0; regimes=0; inputs=0
 for arg in "$@"; do
   case $arg in
     --tests-only) mode=tests ;;
@@ -28,6 +31,7 @@ for arg in "$@"; do
     --exercises) exercises=1 ;;
     --probe) probe=1 ;;
     --regimes) regimes=1 ;;
+    --inputs) inputs=1 ;;
     *) echo "unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -77,6 +81,19 @@ if [ $regimes = 1 ]; then
     ./$build/step-7 --bench --variant cluster2 --sizes $shape --regime cool --csv "$results/regimes.csv" 2>&1 | grep -E "^bench|FAIL"
     ./$build/step-7 --bench --variant cluster2 --sizes $shape --regime sustained --csv "$results/regimes.csv" 2>&1 | grep -E "^bench|FAIL"
   done 2>&1 | sed 's/clusters_multicast://' | tee -a "$OUT/regimes.log"
+fi
+
+if [ $inputs = 1 ]; then
+  log "inputs: step 07 and cuBLAS alternating, uniform then zero inputs" | tee "$OUT/input_regimes.log"
+  mkdir -p "$results"
+  rm -f "$results/input_regimes.csv"
+  headline=4096,6144,8192,8192x4096x4096,8192x14336x4096,8192x4096x14336,8192x28672x8192
+  for in in uniform zero; do
+    for variant in cluster2 lesson; do
+      ./$build/step-7 --bench --variant $variant --sizes $headline --inputs $in \
+        --csv "$results/input_regimes.csv" 2>&1 | grep -E "^bench|FAIL|wrong"
+    done
+  done 2>&1 | sed 's/clusters_multicast://' | tee -a "$OUT/input_regimes.log"
 fi
 
 if [ $timeline = 1 ]; then
