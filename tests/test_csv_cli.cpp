@@ -1,6 +1,7 @@
 // CPU tests of the CSV writer and the step executables' command line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -132,6 +133,54 @@ TEST(Cli, SizesListAndNames) {
     EXPECT_EQ(shapes[1].N, 1992);
     ASSERT_TRUE(cli::parse_sizes("quick", &shapes, &error));
     EXPECT_EQ(shapes.size(), cli::quick_bench_shapes().size());
+}
+
+// `bench` runs --sizes short: every family plot.py draws, 4096^3 for the ladder chart, and a
+// budget that keeps step 01 at 4096^3 (5.5 s) and drops its 8192x4096x4096 (11 s).
+TEST(Cli, ShortSetCoversTheFamiliesWithItsOwnBudget) {
+    cli::Options o;
+    std::string error;
+    ASSERT_TRUE(parse({"--sizes", "short"}, &o, &error)) << error;
+    const std::vector<cli::Shape> shapes = cli::short_bench_shapes();
+    ASSERT_EQ(o.bench_shapes.size(), shapes.size());
+    auto has = [&](long long M, long long N, long long K) {
+        return std::any_of(shapes.begin(), shapes.end(),
+                           [&](const cli::Shape& s) { return s.M == M && s.N == N && s.K == K; });
+    };
+    EXPECT_TRUE(has(4096, 4096, 4096));
+    EXPECT_TRUE(has(1000, 1992, 2056));
+    EXPECT_TRUE(has(64, 4096, 4096));
+    EXPECT_TRUE(has(8192, 4096, 4096));
+    EXPECT_EQ(o.bench_budget_ms, 8000);
+    EXPECT_LT(20 * 275.0, o.bench_budget_ms);  // step 01's 4096^3 launch on an H100 or H200
+    EXPECT_GT(20 * 549.0, o.bench_budget_ms);  // and its 8192x4096x4096 launch
+    ASSERT_TRUE(parse({}, &o, &error)) << error;
+    EXPECT_EQ(o.bench_budget_ms, 20000);
+    ASSERT_TRUE(parse({"--sizes", "4096"}, &o, &error)) << error;
+    EXPECT_EQ(o.bench_budget_ms, 0);
+}
+
+TEST(Cli, VariantsSelectsTheComparedOnes) {
+    cli::Options o;
+    std::string error;
+    ASSERT_TRUE(parse({}, &o, &error)) << error;
+    EXPECT_TRUE(cli::selects_variant(o, 7, "cg", false));  // all, as before
+    ASSERT_TRUE(parse({"--variants", "compared"}, &o, &error)) << error;
+    EXPECT_TRUE(cli::selects_variant(o, 7, "cluster2", true));
+    EXPECT_TRUE(cli::selects_variant(o, 7, "cluster1", false));
+    EXPECT_FALSE(cli::selects_variant(o, 7, "cg", false));
+    EXPECT_TRUE(cli::selects_variant(o, 6, "pingpong", false));
+    EXPECT_TRUE(cli::selects_variant(o, 5, "", true));
+    ASSERT_TRUE(parse({"--variants", "default"}, &o, &error)) << error;
+    EXPECT_TRUE(cli::selects_variant(o, 6, "cooperative", true));
+    EXPECT_FALSE(cli::selects_variant(o, 6, "pingpong", false));
+    ASSERT_TRUE(parse({"--variant", "pingpong"}, &o, &error)) << error;
+    EXPECT_FALSE(cli::selects_variant(o, 6, "cooperative", true));
+    EXPECT_TRUE(cli::selects_variant(o, 6, "pingpong", false));
+    EXPECT_FALSE(parse({"--variants", "some"}, &o, &error));
+    EXPECT_NE(error.find("all, compared or default"), std::string::npos) << error;
+    EXPECT_FALSE(parse({"--variants", "compared", "--variant", "cg"}, &o, &error));
+    EXPECT_NE(error.find("not both"), std::string::npos) << error;
 }
 
 TEST(Cli, RejectsBadArguments) {

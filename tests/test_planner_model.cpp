@@ -8,6 +8,8 @@
 #include <fstream>
 #include <string>
 
+#include <unistd.h>  // getpid
+
 #include "csv.h"
 #include "planner.h"
 #include "tile_choice.h"
@@ -29,8 +31,10 @@ Plan step_plan(int step, const std::string& variant = "", Problem problem = k409
     return plan_step(h100_sxm(), step, variant, problem);
 }
 
+// A file in the temporary folder, named for this process: ctest -j, or two builds testing at
+// once, never write each other's.
 std::string write_temp(const std::string& name, const std::string& text) {
-    const std::string path = testing::TempDir() + name;
+    const std::string path = testing::TempDir() + "ladder_" + std::to_string(getpid()) + "_" + name;
     std::ofstream(path) << text;
     return path;
 }
@@ -327,17 +331,23 @@ TEST(PlannerModel, MachineFileErrorsNameTheProblem) {
     std::string error;
     EXPECT_FALSE(read_machine_file(testing::TempDir() + "no_such_machine.json", &m, &error));
     EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
-    EXPECT_FALSE(read_machine_file(write_temp("not_machine.json", "{\"device\": \"x\"}"), &m, &error));
+    const std::string not_machine = write_temp("not_machine.json", "{\"device\": \"x\"}");
+    EXPECT_FALSE(read_machine_file(not_machine, &m, &error));
     EXPECT_NE(error.find("not a machine file"), std::string::npos) << error;
+    std::remove(not_machine.c_str());
     std::ifstream in(kH100File);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const std::string without = text.substr(0, text.find("\"launch_us\"")) + "\"x\": {}}}";
-    EXPECT_FALSE(read_machine_file(write_temp("short_machine.json", without), &m, &error));
+    const std::string short_machine = write_temp("short_machine.json", without);
+    EXPECT_FALSE(read_machine_file(short_machine, &m, &error));
     EXPECT_NE(error.find("launch_us"), std::string::npos) << error;
+    std::remove(short_machine.c_str());
     std::string zero = text;
     zero.replace(zero.find("\"value\": 4.0"), 12, "\"value\": 0");
-    EXPECT_FALSE(read_machine_file(write_temp("zero_machine.json", zero), &m, &error));
+    const std::string zero_machine = write_temp("zero_machine.json", zero);
+    EXPECT_FALSE(read_machine_file(zero_machine, &m, &error));
     EXPECT_NE(error.find("must be positive"), std::string::npos) << error;
+    std::remove(zero_machine.c_str());
 }
 
 TEST(PlannerModel, DeviceFolderIsTheModelName) {

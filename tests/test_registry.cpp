@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli.h"  // compared_variants: what `bench` runs besides each default
 #include "registry.h"
 
 namespace {
@@ -131,6 +132,25 @@ TEST(Registry, EachVariantCarriesTheTimelineHookOfItsFile) {
 
 // What the registry cannot hold stops the program at startup, saying why (in a child
 // process: the death test leaves this one's registry as it was).
+// `bench` runs each step's default and the variants of cli::compared_variants, skipping names
+// the step does not register (a variant being added or renamed). A table that matches none
+// of them, or names the default, is stale.
+TEST(Registry, TheComparedVariantsOfBenchAreVariantsOfTheirStep) {
+    for (const Expected& want : kSteps) {
+        SCOPED_TRACE("step " + std::to_string(want.number));
+        const std::vector<std::string> compared = ladder::cli::compared_variants(want.number);
+        if (compared.empty()) continue;
+        const ladder::Step* step = ladder::find_step(want.number);
+        ASSERT_NE(step, nullptr);
+        int registered = 0;
+        for (const std::string& name : compared) {
+            EXPECT_NE(name, step->variants[0].name) << "the default runs anyway";
+            registered += ladder::find_variant(*step, name.c_str()) != nullptr;
+        }
+        EXPECT_GT(registered, 0) << "none of the compared variants is registered";
+    }
+}
+
 TEST(RegistryDeathTest, ARegistrationItCannotHoldStopsTheProgram) {
     // Step 7 registers 5 of the 8 (kMaxVariants): the fourth of four more has no room.
     EXPECT_DEATH(ladder::VariantRegistration(7, 9, nullptr,

@@ -4,6 +4,7 @@
 #include "arg_parse.h"  // parse_whole, printable
 #include "step_api.h"  // ladder::kMaxDimension
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -35,6 +36,15 @@ std::vector<Shape> default_bench_shapes() {
             {8192, 14336, 4096},   {8192, 4096, 14336},  {8192, 28672, 8192}};
 }
 
+std::vector<Shape> short_bench_shapes() {
+    // What `bench` times with --variants compared, in about a minute on an H200: a few shapes
+    // of each family of the default set, so that plot.py still draws every chart.
+    // Squares 1024..8192 (4096^3 is the ladder chart), one odd size, a few tokens through a
+    // layer and its transpose, and the smallest LLM projection.
+    return {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192},
+            {1000, 1992, 2056}, {64, 4096, 4096},   {4096, 64, 4096},   {8192, 4096, 4096}};
+}
+
 std::vector<Shape> quick_bench_shapes() {
     return {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {1000, 1992, 2056}};
 }
@@ -54,6 +64,29 @@ std::vector<Shape> small_shapes() {
     return {{1, 1, 8},         {127, 129, 72},   {129, 257, 200},  {256, 256, 256}, {64, 64, 520},
             {256, 500, 4096},  {2049, 2303, 72}, {150, 4096, 72}, {1536, 1536, 72},
             {2049, 2088, 72},  {4096, 192, 72},  {176, 4096, 72}};
+}
+
+std::vector<std::string> compared_variants(int step) {
+    // The schedules each step's README measures against its default, which `bench` times
+    // beside it. A name the step does not register (a variant being added or renamed) is
+    // not run: step-N says so in a note line.
+    switch (step) {
+        case 2: return {"pipeline"};
+        case 3: return {"barrier", "bulk1d"};
+        case 6: return {"pingpong"};
+        case 7: return {"cluster1", "lesson"};
+        default: return {};
+    }
+}
+
+bool selects_variant(const Options& o, int step, const std::string& name, bool is_default) {
+    if (!o.variant.empty()) return o.variant == name;
+    if (o.variants == "default") return is_default;
+    if (o.variants == "compared") {
+        const std::vector<std::string> compared = compared_variants(step);
+        return is_default || std::find(compared.begin(), compared.end(), name) != compared.end();
+    }
+    return true;
 }
 
 bool cpu_reference_fits(const Shape& s) {
@@ -96,6 +129,7 @@ bool parse_shape(const std::string& item, Shape* shape) {
 
 bool parse_sizes(const std::string& text, std::vector<Shape>* out, std::string* error) {
     if (text == "default") { *out = default_bench_shapes(); return true; }
+    if (text == "short") { *out = short_bench_shapes(); return true; }
     if (text == "quick") { *out = quick_bench_shapes(); return true; }
     if (text == "small") { *out = small_shapes(); return true; }
     if (text == "check") { *out = check_shapes(); return true; }
@@ -126,7 +160,7 @@ bool parse_sizes(const std::string& text, std::vector<Shape>* out, std::string* 
 bool parse(int argc, const char* const* argv, Options* out, std::string* error) {
     Options o;
     long long m = 0, n = 0, k = 0;
-    bool sizes_given = false;
+    bool sizes_given = false, short_set = false;
     std::vector<Shape> sizes;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -163,6 +197,7 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
             const char* v = value("--sizes");
             if (v == nullptr || !parse_sizes(v, &sizes, error)) return false;
             sizes_given = true;
+            short_set = std::strcmp(v, "short") == 0;
         } else if (arg == "--csv") {
             const char* v = value("--csv");
             if (v == nullptr) return false;
@@ -179,6 +214,14 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
             const char* v = value("--tile");
             if (v == nullptr) return false;
             o.tile = v;
+        } else if (arg == "--variants") {
+            const char* v = value("--variants");
+            if (v == nullptr) return false;
+            if (std::strcmp(v, "all") != 0 && std::strcmp(v, "compared") != 0 && std::strcmp(v, "default") != 0) {
+                *error = std::string("--variants must be all, compared or default, not '") + ladder::printable(v) + "'";
+                return false;
+            }
+            o.variants = v;
         } else if (arg == "--seed") {
             const char* v = value("--seed");
             if (v == nullptr) return false;
@@ -239,6 +282,10 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
     // --timeline alone records the timeline and nothing else.
     if (!o.check && !o.bench && o.timeline.empty()) o.check = o.bench = true;
     const bool one_shape = m || n || k;
+    if (!o.variant.empty() && !o.variants.empty()) {
+        *error = "give either --variant NAME or --variants all|compared|default, not both";
+        return false;
+    }
     if (one_shape && sizes_given) {
         *error = "give either --m/--n/--k or --sizes, not both";
         return false;
@@ -247,8 +294,8 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
         *error = "--timeline runs one shape: give it with --m/--n/--k, not --sizes";
         return false;
     }
-    if (!o.tile.empty() && !o.variant.empty()) {
-        *error = "give either --variant or --tile (a tile of the default variant), not both";
+    if (!o.tile.empty() && (!o.variant.empty() || !o.variants.empty())) {
+        *error = "give either --variant/--variants or --tile (a tile of the default variant), not both";
         return false;
     }
     if (o.regime_seconds > 0 && o.regime.empty()) {
@@ -260,7 +307,11 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
     if (one_shape) o.timeline_shape = sizes.front();
     o.check_shapes = (one_shape || sizes_given) ? sizes : check_shapes();
     o.bench_shapes = (one_shape || sizes_given) ? sizes : default_bench_shapes();
-    o.bench_shapes_default = !(one_shape || sizes_given);
+    // A named set skips what it cannot afford: step 01 takes 2 s a launch at 8192^3. The short
+    // set's limit keeps step 01 at 4096^3 (20 runs: 5.5 s on an H100 or H200) and leaves out its
+    // 8192x4096x4096 (11 s).
+    if (!one_shape && !sizes_given) o.bench_budget_ms = 20000;
+    else if (short_set) o.bench_budget_ms = 8000;
     if (o.cpu_reference)
         for (const Shape& s : o.check_shapes)
             if (!cpu_reference_fits(s)) {
@@ -273,17 +324,20 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
 
 std::string usage(const char* program) {
     return std::string("usage: ") + program +
-           " [--check] [--bench] [--m M --n N --k K | --sizes default|quick|small|check|LIST]\n"
-           "       [--variant NAME | --tile RxC|all] [--csv FILE] [--seed S] [--runs 20..100000]\n"
-           "       [--reference cublas|cpu]\n"
-           "       [--regime cool|sustained [--regime-seconds S]] [--inputs uniform|zero]\n"
-           "       [--timeline FILE]\n"
+           " [--check] [--bench] [--m M --n N --k K | --sizes default|short|quick|small|check|LIST]\n"
+           "       [--variant NAME | --variants all|compared|default | --tile RxC|all] [--csv FILE]\n"
+           "       [--seed S] [--runs 20..100000] [--reference cublas|cpu] [--inputs uniform|zero]\n"
+           "       [--regime cool|sustained [--regime-seconds S]] [--timeline FILE]\n"
            "Sizes are 1.." + std::to_string(ladder::kMaxDimension) + ", K a multiple of 8; --seed is\n"
            "0..2^64-1; --reference cpu takes shapes with M*N*K <= 2^31.\n"
            "With neither --check nor --bench it does both: checks every shape against cuBLAS\n"
            "(and a float64 CPU reference on sampled elements), then times the step and cuBLAS\n"
            "side by side. Exit codes: 0 ok, 1 a check or CUDA call failed, 2 bad arguments,\n"
            "77 no GPU that can run this step.\n"
+           "Every variant runs unless --variant names one; --variants compared runs the default\n"
+           "and the variants the step's README compares it with (the `bench` target: those on\n"
+           "--sizes short). On the default sizes a variant is not timed on a shape whose --runs\n"
+           "launches would take over 20 s (8 s on --sizes short); a LIST times every shape.\n"
            "--inputs zero times the runs on zero inputs (after checking the same kernels on random\n"
            "ones): the clock then stays at its boost, where uniform inputs in [-1, 1] (the default)\n"
            "let the board's power limit set it. Rows are named NAME@zero.\n"

@@ -4,8 +4,10 @@
 //   step-N                      check the default shape set, then benchmark the default sizes
 //   step-N --check              only check          step-N --bench   only benchmark
 //   --m M --n N --k K           one shape (missing ones default to 4096)
-//   --sizes LIST                default | quick | small | check | "4096,1000x1992x2056,..." (K % 8 == 0)
+//   --sizes LIST                default | short | quick | small | check | "4096,1000x1992x2056,..." (K % 8 == 0)
 //   --variant NAME              one schedule of the step (step 6: pingpong, step 7: cluster1...)
+//   --variants SET              all (default) | compared (the default and what the step's README
+//                               compares it with) | default
 //   --tile RxC | all            the default variant forced to one tile of its family (step 7)
 //   --csv FILE                  append benchmark rows to FILE
 //   --seed S                    fix the input seed (default: a fresh seed, printed)
@@ -33,10 +35,13 @@ struct Options {
     bool help = false;
     std::vector<Shape> check_shapes;
     std::vector<Shape> bench_shapes;
-    bool bench_shapes_default = false;  // true unless --sizes / --m --n --k chose them
+    // Per variant and shape on a named benchmark set (no --sizes: the default set, or
+    // --sizes short): one whose min_runs launches would take longer is not timed. 0: time all.
+    double bench_budget_ms = 0;
     std::string csv;
-    std::string variant;  // "" = every variant of the step (bench) / the default (check)
-    std::string tile;     // --tile: "" = none, "all", or "RxC" (the registry checks it)
+    std::string variant;   // "" = the variants that `variants` names
+    std::string variants;  // --variants all|compared|default ("" = all)
+    std::string tile;      // --tile: "" = none, "all", or "RxC" (the registry checks it)
     bool seed_given = false;
     uint64_t seed = 0;
     int min_runs = 20;
@@ -55,8 +60,15 @@ struct Options {
 std::vector<Shape> check_shapes();
 // Squares 512..8192, odd sizes, skinny problems and LLM projections (M = 8192 tokens).
 std::vector<Shape> default_bench_shapes();
+// The `bench` target's sizes: a few of each family of the default set.
+std::vector<Shape> short_bench_shapes();
 // A few sizes that finish in seconds, for a classroom.
 std::vector<Shape> quick_bench_shapes();
+// The variants that step `step`'s README compares with its default (what --variants compared
+// runs besides the default). Names the step does not register are not run.
+std::vector<std::string> compared_variants(int step);
+// Whether the options select the variant `name` of step `step` (`is_default`: its first).
+bool selects_variant(const Options& o, int step, const std::string& name, bool is_default);
 // Small shapes for compute-sanitizer runs (edges, a K tail, a single element).
 std::vector<Shape> small_shapes();
 

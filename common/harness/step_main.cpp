@@ -152,11 +152,6 @@ int check_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
     return failures;
 }
 
-// On the default sizes, a step whose min_runs launches of one shape would take longer than
-// this is not timed on that shape (step 01 on the largest problems: ~2 s a launch). Sizes
-// chosen with --sizes or --m/--n/--k are always timed.
-constexpr double kDefaultSizeBudgetMs = 20000;
-
 // Benchmarks every runner and cuBLAS on one shape; appends CSV rows. Returns failures.
 int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t seed, int min_runs,
                 double budget_ms, const ladder::cli::Options& opt, Cublas& cublas,
@@ -232,7 +227,7 @@ int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
         const Timing& base = timed[1];
         if (t.runs == 0) {
             std::printf("bench %-28s %-20s not timed: one launch takes %.0f ms, so %d runs would "
-                        "exceed the %.0f s budget of the default sizes (time it with --sizes)\n",
+                        "exceed the %.0f s budget of this shape set (time it with --sizes MxNxK)\n",
                         r.label().c_str(), shape_text(s).c_str(), std::max(t.estimate_ms, base.estimate_ms), min_runs,
                         budget_ms / 1000);
             continue;
@@ -334,8 +329,14 @@ int main(int argc, char** argv) {
     }
     for (const ladder::Variant& v : step->variants) {
         if (!opt.tile.empty() || v.name == nullptr || v.gemm == nullptr) break;
-        if (opt.variant.empty() || opt.variant == v.name) runners.push_back({*step, v});
+        if (ladder::cli::selects_variant(opt, LADDER_STEP, v.name, &v == &step->variants[0]))
+            runners.push_back({*step, v});
     }
+    if (opt.variants == "compared")
+        for (const std::string& name : ladder::cli::compared_variants(LADDER_STEP))
+            if (ladder::find_variant(*step, name.c_str()) == nullptr)
+                std::printf("note: step-%d has no variant '%s' in this build: not run\n", LADDER_STEP,
+                            name.c_str());
     if (runners.empty()) {
         std::fprintf(stderr, "step-%d: no variant '%s' (variants of step %d: %s)\n", LADDER_STEP,
                      ladder::printable(opt.variant.c_str()).c_str(), LADDER_STEP,
@@ -390,7 +391,7 @@ int main(int argc, char** argv) {
         if (opt.bench)
             for (size_t i = 0; i < opt.bench_shapes.size(); ++i)
                 failures += bench_shape(runners, opt.bench_shapes[i], seed + 7919 * i, opt.min_runs,
-                                        opt.bench_shapes_default ? kDefaultSizeBudgetMs : 0, opt,
+                                        opt.bench_budget_ms, opt,
                                         cublas, dev, &rows);
         print_table(rows);
         if (!opt.timeline.empty()) {
