@@ -743,6 +743,12 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
             }
             o.step = static_cast<int>(n);
             o.variant = colon == std::string::npos ? "" : value.substr(colon + 1);
+            if (!modeled_variant(o.step, o.variant)) {
+                *error = "--step " + std::to_string(o.step) + " has no variant '" + ladder::printable(o.variant) +
+                         "' (" + (o.step == 7 ? "its tiles go with --tile RxC; " : "") + "see step-" +
+                         std::to_string(o.step) + " --help)";
+                return false;
+            }
         } else if (flag == "--tile") {
             // Step 07's default variant forced to one tile of its family, as step-7 --tile.
             int rows = 0, columns = 0;
