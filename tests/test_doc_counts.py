@@ -4,8 +4,8 @@
     test_doc_counts.py <repository root>
 
 From the code: the steps (the ladder_add_step lines of CMakeLists.txt), each step's variants
-(the names its .cu files register with LADDER_REGISTER_STEP and LADDER_REGISTER_VARIANT,
-exercise.cu aside; the first is the default) and its ring's stages (`constexpr int STAGES`,
+(the names its .cu files register with LADDER_REGISTER_DEFAULT_VARIANT, LADDER_REGISTER_STEP
+and LADDER_REGISTER_VARIANT, in that order, exercise.cu aside; the first is the default) and its ring's stages (`constexpr int STAGES`,
 a number or an expression with its value in the comment after it). Fails when
 - the ladder table of README.md has not one row per step, in order, each linking its folder;
 - README.md or the READMEs of common/*/, results/ and tests/ say "<n> steps" or
@@ -42,21 +42,27 @@ def code_facts(root):
              re.findall(r"^\s*ladder_add_step\((\d+)\s+(\S+)\s+\w+\)", cmake, re.M)]
     variants, stages = {}, {}
     for n, folder in steps:
-        names, stage_values = [], set()
+        defaults, names, stage_values = [], [], set()
         for path in sorted(glob.glob(os.path.join(root, folder, "*.cu"))):
             if os.path.basename(path) == "exercise.cu":
                 continue
             text = open(path).read()
-            for macro in ("LADDER_REGISTER_STEP", "LADDER_REGISTER_VARIANT"):
+            # A variant file's LADDER_REGISTER_DEFAULT_VARIANT entries come before gemm.cu's
+            # (registry.h), whose entries come before the other variant files'.
+            for macro in ("LADDER_REGISTER_DEFAULT_VARIANT", "LADDER_REGISTER_STEP",
+                          "LADDER_REGISTER_VARIANT"):
                 for call in re.finditer(macro + r"\((.*?)\);", text, re.S):
                     found = re.findall(r'\{\s*"([^"]*)"\s*,', call.group(1))
-                    names = found + names if macro == "LADDER_REGISTER_STEP" else names + found
+                    if macro == "LADDER_REGISTER_DEFAULT_VARIANT":
+                        defaults += found
+                    else:
+                        names = found + names if macro == "LADDER_REGISTER_STEP" else names + found
             for m in re.finditer(r"constexpr int STAGES = ([^;]*);(.*)", text):
                 literal = re.fullmatch(r"\s*(\d+)\s*", m.group(1))
                 comment = re.search(r"//\s*(\d+)\s*$", m.group(2))
                 if literal or comment:
                     stage_values.add(int((literal or comment).group(1)))
-        variants[n], stages[n] = names, stage_values
+        variants[n], stages[n] = defaults + names, stage_values
     return steps, variants, stages
 
 

@@ -16,7 +16,10 @@ Rewrites, between their markers:
 - in each step folder's README.md and NOTES.md, <!-- step-numbers -->: the headline of the
   step's default schedule and the table of every size and schedule; <!-- step-numbers:
   4096³ 1000×1992×2056 -->: every schedule of the step at the sizes named, in that order (a
-  short table for the lesson). Every step folder needs at least one such block.
+  short table for the lesson); <!-- step-numbers: 4096³ 8192³ | cluster2 lesson -->: only
+  the schedules named (the part of the CSV's name after the colon, "default" for a name
+  without one), in that order; a named schedule with no rows in the CSV is left out, and a
+  line under the table says so. Every step folder needs at least one such block.
 It prints a diff of every file it changes. It never touches a source file: a step's gemm.cu
 says only "Measured: README.md in this folder", so that a benchmark rerun changes no kernel
 source (nor the exercise.cu and variants derived from it). Run it after committing a new
@@ -185,9 +188,15 @@ def parse_shape(text, path):
     return tuple(int(p) for p in parts)
 
 
-def short_table(rows, step, shapes, folder, path):
-    """Every schedule of the step at the named sizes: the table of a step README's
-    "Predict, then measure" section."""
+def schedule_name(r):
+    """The schedule of a row as the short tables show it: the part of its name after the
+    colon, "default" for a step without variants."""
+    return r["name"].split(":", 1)[1] if ":" in r["name"] else "default"
+
+
+def short_table(rows, step, shapes, folder, path, names=None):
+    """Every schedule of the step at the named sizes (or only the schedules in `names`, in
+    that order): the table of a step README's "Predict, then measure" section."""
     mine = [r for r in rows if r["step"] == step]
     if not mine:
         return None
@@ -197,13 +206,19 @@ def short_table(rows, step, shapes, folder, path):
              "|---|---|---|---|---|---|"]
     for shape in shapes:
         hits = [r for r in mine if r["shape"] == shape]
+        if names is not None:
+            hits = [r for name in names for r in hits if schedule_name(r) == name]
         if not hits:
-            sys.exit(f"results_table.py: {path}: step {step} has no row at {shape_text(shape)} in the CSV")
+            sys.exit(f"results_table.py: {path}: step {step} has no row at {shape_text(shape)} in the CSV"
+                     + (f" for {', '.join(names)}" if names else ""))
         for r in hits:
-            variant = r["name"].split(":", 1)[1] if ":" in r["name"] else "default"
             time = f"{r['ms'] * 1000:.1f} µs" if r["ms"] < 1 else f"{r['ms']:.2f} ms"
-            lines.append(f"| {shape_text(shape)} | {variant} | {time} | {number(r['tflops'])} | "
+            lines.append(f"| {shape_text(shape)} | {schedule_name(r)} | {time} | {number(r['tflops'])} | "
                          f"{ratio(r['speedup_vs_cublas'])}× | {r['sm_clock_mhz']} |")
+    absent = [name for name in names or [] if not any(schedule_name(r) == name for r in mine)]
+    if absent:
+        lines += ["", "Not in this CSV (no rows of step " + str(step) + "): " +
+                  ", ".join(f"`{name}`" for name in absent) + "."]
     return "\n".join(lines)
 
 
@@ -217,8 +232,10 @@ def step_blocks(text, rows, step, folder, path):
             table = step_table(rows, step, folder)
             begin = "<!-- step-numbers -->"
         else:
-            shapes = [parse_shape(t, path) for t in m.group(1).split()]
-            table = short_table(rows, step, shapes, folder, path)
+            sizes, _, schedules = m.group(1).partition("|")
+            shapes = [parse_shape(t, path) for t in sizes.split()]
+            table = short_table(rows, step, shapes, folder, path,
+                                schedules.split() if schedules.strip() else None)
             begin = f"<!-- step-numbers:{m.group(1)} -->"
         return f"{begin}\n{table}\n<!-- /step-numbers -->"
     return STEP_BLOCK.subn(body, text)
