@@ -668,7 +668,7 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     return check_launch(kStep);
 }
 
-// The planner's choice for this problem on this GPU (common/kernel/tile_choice.h): the tile,
+// The planner's choice for this problem on this GPU (tile_choice.h): the tile,
 // and whether to compute C^T = B A^T (A and B, both K-major, swap roles: a problem of few
 // columns and many rows gets them as the rows of the tiles, one of 129 to 192 rows as the
 // columns of a 144-, 160- or 192-column tile). `forced`, where given, runs that tile instead

@@ -1,5 +1,5 @@
 // schedule.cuh: the persistent grid's work, and stream-K for its last wave (step 07,
-// README.md section 5). Written out beside step 07's gemm.cu, which includes it: the
+// NOTES.md section 5). Written out beside step 07's gemm.cu, which includes it: the
 // schedule is the persistent grid's, not Hopper's, and the kernel only asks it for the
 // next piece of work (WorkCursor), where to put a partial tile and when one is ready.
 //   device: Schedule, WorkUnit, WorkCursor; partial_holders, partial_slot, publish_partial,

@@ -5,7 +5,7 @@
 
 namespace ladder::stream_k {
 
-// Measured on the H200 (07_clusters_multicast/README.md, section 5), in k-blocks of wgmma
+// Measured on the H200 (07_clusters_multicast/NOTES.md, section 5), in k-blocks of wgmma
 // time: a run is at least kMinKBlocks long; sharing costs kFixupKBlocks (partial tiles
 // written and published, the owner's wait) plus kPeerKBlocks for every partial the owner
 // reads back and adds. Sharing the last wave of 4096^3 (58 tiles of 64 k-blocks over 66
@@ -18,7 +18,7 @@ constexpr long long kPeerKBlocks = 4;
 // A problem one tile high (M within one tile's rows; after step 07 computes C^T for few
 // columns, N) reads every element of B once, from DRAM, and its one wave is as long as
 // DRAM takes for B, however short the runs: a further holder of a tile adds its fix-up and
-// saves nothing. Measured on the H200 (README.md section 5), 64x4096x4096 in 64x128 tiles:
+// saves nothing. Measured on the H200 (NOTES.md section 5), 64x4096x4096 in 64x128 tiles:
 // 17.0 us with each tile shared by 2 CTAs, 17.9 by 3, 18.7 by 4 (what the k-block count
 // alone picks), 20.3 not shared. Such a wave is shared by at most 2 holders per tile.
 constexpr long long kOneTileRowHolders = 2;

@@ -58,7 +58,7 @@ struct Estimate {
 //   * above one wave of CTA tiles, where multicast cuts the persistent grid's L2 reads;
 //   * below it only where K % 64 != 0: rows of A and B are then not 128-byte aligned, every
 //     box row straddles two L2 lines, and multicast halves what B costs. Measured on the
-//     H200 (07_clusters_multicast/README.md, section 4): 1000x1992x2056 21.9 us instead of
+//     H200 (07_clusters_multicast/NOTES.md, section 4): 1000x1992x2056 21.9 us instead of
 //     25.5, 2048x2048x2056 29.3 instead of 35.1, 160x8192x4104 34.0 instead of 43.6. It
 //     takes two rows of tiles, and at least kOddKClusterKBlocks k-blocks: a short K does not
 //     pay for the cluster launch (512x512x520, 9 k-blocks: 8.2 us instead of 7.7).
@@ -104,7 +104,7 @@ inline double wave_fill(const Estimate& e) {
     return static_cast<double>(e.units) / static_cast<double>(e.waves * e.slots);
 }
 
-// Measured on the H200 (07_clusters_multicast/README.md, section 6), each of the five tiles
+// Measured on the H200 (07_clusters_multicast/NOTES.md, section 6), each of the five tiles
 // forced in one process against cuBLAS. 128x256 moves the fewest bytes per FLOP and is the
 // fastest per k-block of work; the smaller tiles pay in L2 traffic (128x192: 1.13x the
 // bytes per FLOP, 128x128: 1.33x, 64x128: 2x) and win only by putting more SMs to work:
@@ -125,7 +125,7 @@ constexpr long long kQuarter = 4;
 // Where 64x64 tiles make more than half a wave and at most one, and M is 97 to 128 (a quarter
 // of the rows padded at most), one row of 128x64 tiles instead: half the tiles, two consumer
 // warpgroups on each, and each column of B read by one CTA instead of two (stream-K then
-// shares each tile by two CTAs). Measured on the H200 (README.md section 6,
+// shares each tile by two CTAs). Measured on the H200 (NOTES.md section 6,
 // tile_128x64_bench.log, two rounds): 4096x128x4096 (C^T) 18.1 us (0.85-0.86x) instead of
 // 18.7-18.8 (0.82x); 128x4096x4096 17.6-17.8 us (0.92-0.93x) instead of 18.2 (0.90x);
 // 128x4096x8192 25.0-25.1 us (1.12x) instead of 29.8-29.9 (0.94-0.95x); 112 and 100 rows
@@ -236,7 +236,7 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
 // of tiles mostly padding);
 // a short M of 193 to 256 keeps them (256x8192x4096: 128x128 0.97x cuBLAS, 128x256
 // 0.89x). Measured on the H200
-// (README.md section 6), against the tiles the rules below give:
+// (NOTES.md section 6), against the tiles the rules below give:
 //   160x8192x4096  26.4 us instead of 28.0 (64x160, C^T)   8192x160x4096 25.1 instead of 29.2
 //   144x8192x4096  26.4 us instead of 28.1 (128x144, C^T)  136x8192x4096 26.2 instead of 28.0
 //   14336x160x4096 41.3 us instead of 44.3 (128x192 against 64x160 in two waves)
@@ -264,7 +264,7 @@ inline Shape short_side_tile(long long m, long long n, long long k, int sms) {
     // A short M of 161 to 192 as three rows of 64x192 tiles, as given, where they make one
     // wave (N up to 192 x sms / 3: 8448 on 132 SMs): no row padded past the next 64, where
     // 128x128 multiplies a second row of tiles that is half padding or more. Measured on the
-    // H200 (README.md section 6, tile_224_and_64x192_bench.log): 192x8192x8192 45.6-45.9 us
+    // H200 (NOTES.md section 6, tile_224_and_64x192_bench.log): 192x8192x8192 45.6-45.9 us
     // (1.00x) instead of 49.5-49.9 (0.90-0.92x, 128x128); 176x8192x8192 1.01-1.05x instead
     // of 0.94-0.95x; 192x8192x4096 0.96-0.97x instead of 0.91-0.94x; 192x6144x4096
     // 0.99-1.06x instead of 0.95x. A short N gains nothing from it (8192x192x8192: 0.91x
@@ -280,7 +280,7 @@ inline Shape short_side_tile(long long m, long long n, long long k, int sms) {
 
 // A problem of at most 128 columns and more rows than columns is computed as its transpose,
 // C^T = B A^T: A and B are both K-major, so they only swap roles, and the tiles' columns
-// then run along M instead of padding N. Measured on the H200 (README.md section 6),
+// then run along M instead of padding N. Measured on the H200 (NOTES.md section 6),
 // 8192x128x8192 ran at 0.48x cuBLAS untransposed, where 128x8192x8192 runs at 0.92x.
 inline bool transposes(long long m, long long n) { return n <= 128 && m > n; }
 
@@ -291,7 +291,7 @@ inline bool transposes(long long m, long long n) { return n <= 128 && m > n; }
 // tiles of 128x224 fill the wave better but give each SM as much, and its C^T stores cost
 // (44.4-44.6 us against 43.6-43.7, tile_224_and_64x192_bench.log); 14336x256x4096 goes
 // C^T in 128 tiles of 128x224 (45.8 us against 47.0 in 112 of 128x256). Measured on the H200
-// (README.md section 6), each in one process against cuBLAS: 3072x1024x2048 in 23.5 us as
+// (NOTES.md section 6), each in one process against cuBLAS: 3072x1024x2048 in 23.5 us as
 // C^T (128 tiles of 128x192, one wave 97% full) instead of 26.8 (96 of 128x256, 73%);
 // 8192x224x4096 in 29.5 us (128 of 128x128) instead of 32.7 (64 of 128x256 shared by
 // stream-K); 8192x256x8192 in 51.9 instead of 54.9. 192x4096x4096 stays as given: its
@@ -319,7 +319,7 @@ inline Estimate fuller_transposed(const Estimate& given, long long m, long long 
 // (the short N to 256 included) is, where fuller_transposed says so.
 // Except N = 64 where the problem as given gets the 64x64 tile: that tile covers N with no
 // padding, and C keeps its TMA store (C^T is stored element by element). Measured on the
-// H200 (README.md section 6): 4096x64x4096 in 16.5 us instead of 17.1 as C^T.
+// H200 (NOTES.md section 6): 4096x64x4096 in 16.5 us instead of 17.1 as C^T.
 inline Estimate choose(long long m, long long n, long long k, int sms, int cluster,
                        bool share_last_wave = true) {
     const Shape fitted = short_side_tile(m, n, k, sms);

@@ -224,7 +224,7 @@ __device__ __forceinline__ uint32_t stage_tx_bytes(uint32_t a_bytes, int b_slice
 // How the epilogue writes C (launch_tile decides): a TMA store where C's tensor map exists,
 // step 06's direct stores where it cannot (N % 8 != 0), or direct stores of the transpose
 // when the kernel computes C^T = B A^T for a problem of few columns, or of 129 to 192 rows
-// (README.md section 6).
+// (NOTES.md section 6).
 enum CStore : int { kStoreTma = 0, kStoreDirect = 1, kStoreTransposed = 2 };
 
 // Step 06's bounds-checked direct stores from the wgmma D layout, of accumulators FIRST
@@ -308,14 +308,14 @@ cudaError_t with_tile(tile_choice::Shape shape, Launch&& launch) {
 // bytes one edge box delivers. Both 128B-swizzled, the layout wgmma's descriptors describe.
 // The edge box exists because TMA's zero fill of the rows past the matrix is not free: the
 // stage keeps its rows, and those no box writes feed only rows or columns of C that are
-// never stored. Measured (README.md, section 6): A's, 16x8192x8192 in 38.5 us instead of
+// never stored. Measured (NOTES.md section 6): A's, 16x8192x8192 in 38.5 us instead of
 // 48.9 (64x64 tiles), 160x8192x4096 in 28.2 us instead of 40.7 (128x128 tiles); B's,
 // 1920x1080x4096 in 30.0 us instead of 36.0 (128x144 tiles, the last column's box half
 // zeros), 4096x224x4096 in 20.2 instead of 27.8, 14336x160x4096 in 39.8 instead of 41.9.
 // Where K % 64 != 0 the rows of A and B are not 128-byte aligned (K = 2056: 4112 bytes
 // apart), every 128-byte box row straddles two L2 lines, and the default 256-byte L2
 // requests fetch about twice what the box needs: measured, 128-byte requests ran
-// 1000x1992x2056 in 25.3 us instead of 28.9 (README.md, section 6).
+// 1000x1992x2056 in 25.3 us instead of 28.9 (NOTES.md section 6).
 struct OperandMaps {
     CUtensorMap whole{}, edge{};
     uint32_t edge_bytes = 0;

@@ -176,7 +176,7 @@ TEST(TileChoice, ClustersAboveOneWaveOrWhereRowsAreNotAligned) {
 TEST(StreamK, AProblemOneTileHighSharesByTwoHoldersAtMost) {
     // 32 tiles of 64 k-blocks on 132 CTAs: the k-block count alone picks 128 (4 holders a
     // tile, 16 + 12 + 3 x 4 = 40 k-blocks); one tile high, B's DRAM reads bound the wave and
-    // 2 holders a tile (64 CTAs) ran fastest (README.md section 5).
+    // 2 holders a tile (64 CTAs) ran fastest (NOTES.md section 5).
     EXPECT_EQ(ladder::stream_k::sharing_clusters(32, 64, 132), 128);
     EXPECT_EQ(ladder::stream_k::sharing_clusters(32, 64, 132, true), 64);
     // A wave whose 2 holders would not pay stays unshared: 32 tiles of 8 k-blocks.
@@ -376,7 +376,7 @@ TEST(PlannerModel, ChooseConfigReturnsTheFastestCandidate) {
 }
 
 // Step 07's tile choice (07_clusters_multicast/tile_choice.h) on the H200's 132 SMs, clusters of 2: the
-// worked examples of 07_clusters_multicast/README.md, section 6.
+// worked examples of 07_clusters_multicast/NOTES.md, section 6.
 TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     struct Case {
         long long m, n, k;
