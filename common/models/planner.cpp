@@ -2,12 +2,11 @@
 // then evaluate(), which follows the order a kernel engineer works in on paper.
 #include "planner.h"
 
-#include "arg_parse.h"  // parse_whole, printable
+#include "arg_parse.h"  // parse_whole, printable, kMaxDimension, valid_k
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdarg>
-#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -712,9 +711,15 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
         const std::string& value = args[++i];
         long long n = 0;
         if (flag == "--m" || flag == "--n" || flag == "--k") {
-            if (!parse_positive(value, INT_MAX, &n)) {
-                *error = flag + " must be a whole number in 1.." + std::to_string(INT_MAX) + ", not '" +
-                         ladder::printable(value) + "'";
+            // The problems every step accepts (arg_parse.h), as the step executables read them:
+            // a prediction for one no step would run is no answer.
+            if (!parse_positive(value, ladder::kMaxDimension, &n)) {
+                *error = flag + " must be a whole number from 1 to " + std::to_string(ladder::kMaxDimension) +
+                         ", not '" + ladder::printable(value) + "'";
+                return false;
+            }
+            if (flag == "--k" && !ladder::valid_k(n)) {
+                *error = "--k must be a multiple of 8 (rows of whole 16-byte chunks), not " + std::to_string(n);
                 return false;
             }
             (flag == "--m" ? o.problem.m : flag == "--n" ? o.problem.n : o.problem.k) = n;
