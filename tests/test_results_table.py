@@ -2,7 +2,8 @@
 """results_table.py: --check passes on the committed results, fails (writing nothing) on a CSV
 whose numbers the docs do not show, names only README files then (the kernel sources hold no
 measured numbers, so a benchmark rerun never touches a .cu file), and reads CSVs with and
-without the reproduction columns (seed, runs, min_ms, max_ms, commit)."""
+without the reproduction columns (seed, runs, min_ms, max_ms, commit), and names a CSV that is
+not there."""
 import csv
 import os
 import subprocess
@@ -25,6 +26,12 @@ def check(csv_path, *extra):
 def snapshot():
     return {p: open(p).read() for p in docs}
 
+
+# A CSV that is not there is named, before anything is worked out from where it would be.
+r = check(os.path.join(os.sep, "nonexistent.csv"))
+if r.returncode == 0 or f"{os.sep}nonexistent.csv does not exist" not in r.stderr or "Traceback" in r.stderr:
+    sys.exit(f"FAIL: a missing CSV was not named:\n{r.stderr}")
+print("ok: a missing CSV is named")
 
 r = check(committed)
 print(r.stdout[-2000:], r.stderr[-2000:])
