@@ -141,11 +141,11 @@ TEST_P(EveryStep, RejectsCOverlappingAOrB) {
 }
 
 TEST_P(EveryStep, RefusesValidSizesWithoutDeviceMemory) {
-    // Without a GPU: "no CUDA GPU". With one: these addresses are not device memory.
+    // Without a GPU: "no usable CUDA GPU". With one: these addresses are not device memory.
     // Either way the step must refuse rather than launch.
     EXPECT_NE(ladder_gemm(GetParam(), kA, kB, kC, 64, 64, 64, nullptr), 0);
     const std::string m = message();
-    EXPECT_TRUE(m.find("no CUDA GPU") != std::string::npos ||
+    EXPECT_TRUE(m.find("no usable CUDA GPU: ") != std::string::npos ||
                 m.find("device memory") != std::string::npos ||
                 m.find("needs a Hopper GPU") != std::string::npos)
         << m;

@@ -2,16 +2,19 @@
 """The command lines refuse bad arguments the way common/library/README.md promises: exit code 2 and a
 message that says what is wrong, before anything touches a GPU (so on any machine, GPU or
 not). A crash, a hang or another exit code fails, and so does a message that does not say
-what to fix.
+what to fix. Also: a run that writes no row leaves no CSV behind, and without a GPU every
+program says so in the same words.
 
     test_cli_errors.py <step-6 executable> <step-1 executable> <ladder-plan executable>
-                       <ladder-layout executable>
+                       <ladder-layout executable> <ladder-ring executable> <ladder-probe executable>
 """
+import os
 import re
 import subprocess
 import sys
+import tempfile
 
-step6, step1, plan, layout = sys.argv[1:5]
+step6, step1, plan, layout, ring, probe = sys.argv[1:7]
 failures = []
 
 
@@ -42,6 +45,12 @@ bad_args = [(step6, args, pattern) for args, pattern in [
     (["--m", "0"], r"--m must be a whole number"),
     (["--runs", "5"], r"--runs must be from 20"),
     (["--runs", "1000000"], r"--runs must be from 20 .* to 100000"),
+    # One valid range, whatever the number: 0 is not "1 to 2147418112" and 19 "20 to 100000".
+    (["--runs", "0"], r"--runs must be from 20 \(the median of fewer runs is noise\) to 100000, not '0'"),
+    (["--runs", "19"], r"--runs must be from 20 \(the median of fewer runs is noise\) to 100000, not '19'"),
+    # A shape is all three sizes: one alone is not 64x4096x4096.
+    (["--m", "64"], r"--m without --n and --k: give --m, --n and --k together"),
+    (["--n", "64", "--k", "64"], r"--n and --k without --m: give --m, --n and --k together"),
     (["--seed", " -1"], r"--seed must be a whole number .*' -1'"),
     (["--seed", "-1"], r"--seed must be a whole number"),
     (["--seed", "+7"], r"--seed must be a whole number"),
@@ -56,7 +65,17 @@ bad_args = [(step6, args, pattern) for args, pattern in [
 expect([step6, "--help"], 0, r"Variants of step 6 \(--variant\): cooperative \(default\), pingpong", "stdout")
 expect([step1, "--help"], 0, r"Variants of step 1 \(--variant\): only the default", "stdout")
 
+# ladder-plan takes what the step executables take: the variants the steps register (listed
+# from the registry, as step-6 --help lists them) and the sizes every step accepts.
+step6_variants = subprocess.run([step6, "--help"], capture_output=True, text=True).stdout
+step6_variants = re.search(r"Variants of step 6 \(--variant\): (.*)", step6_variants).group(1)
 bad_args += [(plan, args, pattern) for args, pattern in [
+    (["--step", "7:CG"], r"--step 7:CG: step 7 has no variant 'CG' \(variants of step 7: \S+ \(default\)"),
+    (["--step", "6:nosuch"], r"--step 6:nosuch: step 6 has no variant 'nosuch' \(variants of step 6: " +
+     re.escape(step6_variants) + r"\)"),
+    (["--k", "7"], r"--k must be a multiple of 8 \(rows of whole 16-byte chunks\), not 7"),
+    (["--m", "2147483647"], r"--m must be a whole number from 1 to 2147418112, not '2147483647'"),
+    (["--n", "2147418113"], r"--n must be a whole number from 1 to 2147418112"),
     (["--m", "zero"], r"--m must be a whole number .*'zero'"),
     # The step executables' rules (common/library/arg_parse.h): digits only, user input escaped.
     (["--m", "\t5"], r"--m must be a whole number .*'\\x095'"),
@@ -71,9 +90,55 @@ bad_args += [(layout, args, pattern) for args, pattern in [
     (["--cluster", "3"], r"--cluster must divide the 256-row B box: 1, 2 or 4"),
     (["--only", "colours"], r"--only"),
 ]]
+# ladder-ring: a fault or a cluster size that changes nothing in the step's schedule would
+# report the correct schedule as "ok".
+bad_args += [(ring, args, pattern) for args, pattern in [
+    (["--bogus"], r"unknown option --bogus"),
+    (["--step"], r"missing value after --step"),
+    (["--step", "4", "--fault", "nosuch"], r"unknown fault nosuch"),
+    (["--step", "4", "--fault", "no-multicast"], r"--fault no-multicast changes nothing in step 04 .*faults that do: "),
+    (["--step", "3", "--fault", "empty-parity"], r"--fault empty-parity changes nothing in step 03 .*faults that do: "),
+    (["--step", "6", "--fault", "local-release"], r"--fault local-release changes nothing in step 06"),
+    (["--step", "7", "--cluster", "1", "--fault", "no-multicast"], r"--fault no-multicast changes nothing in step 07 .*cluster 1"),
+    (["--step", "4", "--k-blocks", "1", "--fault", "no-flip"], r"--fault no-flip changes nothing .* with 1 k-block "),
+    (["--step", "4", "--cluster", "2"], r"--cluster is step 7's alone: step 4 runs one CTA"),
+]]
+expect([ring, "--help"], 0, r"^usage: ladder-ring --step", "stdout")
+expect([ring, "--step", "4", "--fault", "empty-parity"], 1, r"(race|hang): ", "stdout")  # a fault that applies is found
+
 for executable, args, pattern in bad_args:
     # Raw bytes: a str argument would be re-encoded as UTF-8.
     expect([executable] + [a.encode("latin-1") for a in args], 2, pattern)
+
+with tempfile.TemporaryDirectory() as tmp:
+    # A CSV is probed for writing before the run, and a probe that created it removes it again.
+    new_csv = os.path.join(tmp, "new.csv")
+    expect([step1, "--csv", new_csv, "--timeline", os.path.join(tmp, "t.csv")], 2, r"--timeline")
+    if os.path.exists(new_csv):
+        failures.append("a refused run left its --csv file behind")
+        print("FAIL a refused run left its --csv file behind")
+    # A benchmark without a GPU writes no row and leaves no file; with one, the file has rows.
+    done = subprocess.run([step1, "--bench", "--csv", new_csv, "--m", "64", "--n", "64", "--k", "64"],
+                          capture_output=True, text=True, timeout=600)
+    rows = open(new_csv).read().splitlines() if os.path.exists(new_csv) else None
+    ok = (done.returncode == 77 and rows is None) or (done.returncode == 0 and rows and len(rows) >= 2)
+    print(("ok   " if ok else "FAIL ") + f"step-1 --bench --csv NEW: exit {done.returncode}, file: {rows and len(rows)} lines")
+    if not ok:
+        failures.append(f"step-1 --bench --csv NEW: exit {done.returncode}, file lines: {rows}")
+
+# Without a GPU (or a driver), the step executables and ladder-probe say so in the same words
+# and exit 77; with one there is nothing to compare (and ladder-probe would measure for a minute).
+done = subprocess.run([step1, "--check", "--m", "64", "--n", "64", "--k", "64"], capture_output=True, text=True,
+                      timeout=600)
+if done.returncode == 77:
+    step_says = re.match(r"SKIP: step-1: (no usable CUDA GPU: .+)", done.stdout)
+    expect([probe], 77, r"^SKIP: ladder-probe: " + re.escape(step_says.group(1)) if step_says else "a step's words",
+           "stdout")
+    if not step_says:
+        failures.append(f"step-1 without a GPU: {done.stdout!r}")
+        print(f"FAIL step-1 without a GPU: {done.stdout!r}")
+else:
+    print(f"skip: the no-GPU messages (step-1 exited {done.returncode}: a GPU is here)")
 
 print(f"{len(failures)} failure(s)")
 sys.exit(1 if failures else 0)

@@ -113,15 +113,20 @@ TEST(Cli, NoArgumentsChecksThenBenchmarksTheDefaultSets) {
     EXPECT_GE(o.min_runs, 20);
 }
 
-TEST(Cli, OneShapeWithDefaults) {
+TEST(Cli, OneShapeIsAllThreeSizes) {
     cli::Options o;
     std::string error;
-    ASSERT_TRUE(parse({"--bench", "--m", "1000", "--k", "72"}, &o, &error)) << error;
+    ASSERT_TRUE(parse({"--bench", "--m", "1000", "--n", "64", "--k", "72"}, &o, &error)) << error;
     EXPECT_FALSE(o.check);
     ASSERT_EQ(o.bench_shapes.size(), 1u);
     EXPECT_EQ(o.bench_shapes[0].M, 1000);
-    EXPECT_EQ(o.bench_shapes[0].N, 4096);
+    EXPECT_EQ(o.bench_shapes[0].N, 64);
     EXPECT_EQ(o.bench_shapes[0].K, 72);
+    // One or two of them would be a shape the user never chose (M x 4096 x 4096).
+    EXPECT_FALSE(parse({"--bench", "--m", "1000", "--k", "72"}, &o, &error));
+    EXPECT_NE(error.find("--m and --k without --n"), std::string::npos) << error;
+    EXPECT_FALSE(parse({"--m", "64"}, &o, &error));
+    EXPECT_NE(error.find("give --m, --n and --k together"), std::string::npos) << error;
 }
 
 TEST(Cli, SizesListAndNames) {
@@ -241,6 +246,14 @@ TEST(Cli, RunsHaveAnUpperBound) {
     EXPECT_EQ(o.min_runs, 1000);
     EXPECT_FALSE(parse({"--runs", "100001"}, &o, &error));
     EXPECT_NE(error.find("100000"), std::string::npos) << error;
+    // Every refused count names the one valid range.
+    for (const char* runs : {"0", "19", "100001", "x"}) {
+        EXPECT_FALSE(parse({"--runs", runs}, &o, &error)) << runs;
+        EXPECT_NE(error.find("--runs must be from 20 (the median of fewer runs is noise) to 100000, not '" +
+                             std::string(runs) + "'"),
+                  std::string::npos)
+            << error;
+    }
 }
 
 // More runs than the ~0.3 s budget gives are honoured, never fewer (min_runs above the

@@ -344,6 +344,20 @@ TEST(Planner, CliRejectsBadValues) {
     EXPECT_NE(error.find("zero"), std::string::npos) << "and the value: " << error;
 }
 
+// The problems the step executables take (arg_parse.h), no more: a prediction for a problem
+// every step refuses is no answer.
+TEST(Planner, CliTakesTheProblemsEveryStepAccepts) {
+    CliOptions o;
+    EXPECT_TRUE(parses({"--m", "2147418112", "--n", "1", "--k", "8"}, &o));
+    EXPECT_EQ(o.problem.m, 2147418112);
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"--m", "2147418113"}, {"--n", "2147483647"}, {"--k", "7"}, {"--k", "12"}, {"--k", "2147483647"}}) {
+        std::string error;
+        EXPECT_FALSE(parse_cli(args, &o, &error)) << "accepted: " << args[0] << " " << args[1];
+        EXPECT_NE(error.find(args[0] + " must be"), std::string::npos) << error;
+    }
+}
+
 TEST(Planner, CliRejectsModelNumbersOutsideAnyGpu) {
     for (const std::vector<std::string>& args :
          std::vector<std::vector<std::string>>{{"--l2-tbps", "1e-300"}, {"--l2-tbps", "1e300"},

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """plot_layouts.py draws every layout picture from ladder-layout's data, and they are real
-PNGs; a ladder-layout that fails is reported, not drawn around.
+PNGs; a ladder-layout that fails is reported, not drawn around, and so are a missing tool or
+data folder and a missing matplotlib (one line each). Without matplotlib the checks that need
+none run, and the test then skips (exit 77).
 
     test_plot_layouts.py LADDER_LAYOUT OUT_DIR
 """
@@ -8,7 +10,7 @@ import os
 import subprocess
 import sys
 
-from png_check import check_png
+from png_check import check_png, refused, refuses_without_matplotlib, skip_without_matplotlib
 
 PICTURES = ("swizzle.png", "ldmatrix_conflicts.png", "wgmma_conflicts.png", "epilogue_conflicts.png",
             "mma_fragment.png", "wgmma_fragment.png", "multicast.png", "tile_order.png")
@@ -19,19 +21,25 @@ tool, out = sys.argv[1], sys.argv[2]
 here = os.path.dirname(os.path.abspath(__file__))
 script = os.path.join(here, "..", "common", "scripts", "plot_layouts.py")
 
+
+def run(*args):
+    return subprocess.run([sys.executable, script, *args], capture_output=True, text=True)
+
+
+# Bad arguments for the tool: the script must stop and say why.
+refused(run("--tool", tool, "--out", out, "--", "--cluster", "3"), "--cluster")
+refused(run("--tool", os.path.join(out, "no-such-tool"), "--out", out), "is not an executable")
+refused(run("--data", os.path.join(out, "no-such-folder"), "--out", out), "is not a folder")
+refuses_without_matplotlib(script, "--tool", tool, "--out", out)
+print("ok: a failing ladder-layout, a missing tool or folder and a missing matplotlib are reported")
+
+skip_without_matplotlib("drawing the layouts")
 for name in PICTURES:
     if os.path.exists(os.path.join(out, name)):
         os.remove(os.path.join(out, name))
-run = subprocess.run([sys.executable, script, "--tool", tool, "--out", out], capture_output=True, text=True)
-print(run.stdout, run.stderr)
-if run.returncode != 0:
-    sys.exit(f"FAIL: plot_layouts.py exited {run.returncode}")
+result = run("--tool", tool, "--out", out)
+print(result.stdout, result.stderr)
+if result.returncode != 0:
+    sys.exit(f"FAIL: plot_layouts.py exited {result.returncode}")
 for name in PICTURES:
     check_png(os.path.join(out, name))
-
-# Bad arguments for the tool: the script must stop and say why.
-run = subprocess.run([sys.executable, script, "--tool", tool, "--out", out, "--", "--cluster", "3"],
-                     capture_output=True, text=True)
-if run.returncode == 0 or "--cluster" not in run.stderr:
-    sys.exit(f"FAIL: a failing ladder-layout was not reported: {run.stderr}")
-print("ok: a failing ladder-layout is reported")

@@ -2,13 +2,17 @@
 """common/library/ladder.py without a GPU: every argument check raises the exception it documents,
 and the library's own refusals come back as Python exceptions with its message. PyTorch is
 not needed (tensor-like stand-ins); where it is installed, real CPU tensors are tried too.
+A library that is not there, or not a library, and a missing PyTorch each raise one
+exception that says so (no ctypes traceback).
 
     LADDER_LIBRARY=/path/to/libladder.so test_python_module.py
 """
 import os
+import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common", "library"))
+module_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common", "library")
+sys.path.insert(0, module_dir)
 import ladder  # noqa: E402
 
 failures = []
@@ -79,6 +83,16 @@ raises(TypeError, "torch.bfloat16", check, A, B, FakeTensor(64, 32, dtype="torch
 raises(ValueError, "step must be", check, A, B, None, 8)
 raises(ValueError, "step must be", check, A, B, None, "7")
 
+# gemm_pointers' own checks: what ctypes would otherwise pass on cut to 32 bits, and alignment
+# (whose refusal the library reports with the code of a sticky fault, cudaErrorMisalignedAddress).
+raises(ValueError, "a must be 16-byte aligned (0x10008 is not)", ladder.gemm_pointers, 5, 0x10008, 0x20000,
+       0x30000, 64, 64, 64)
+raises(ValueError, "c must be 16-byte aligned", ladder.gemm_pointers, 5, 0x10000, 0x20000, 0x30004, 64, 64, 64)
+raises(ValueError, "m must be an integer from 1 to 2147418112", ladder.gemm_pointers, 5, 0x10000, 0x20000,
+       0x30000, 2**32 + 64, 64, 64)
+raises(ValueError, "k must be an integer", ladder.gemm_pointers, 5, 0x10000, 0x20000, 0x30000, 64, 64, 64.0)
+raises(ValueError, "b must be an address", ladder.gemm_pointers, 5, 0x10000, -16, 0x30000, 64, 64, 64)
+
 # The library's refusals, through ctypes (no GPU needed: it checks before touching one).
 raises(ValueError, "multiple of 8", ladder.gemm_pointers, 5, 0x10000, 0x20000, 0x30000, 64, 64, 12)
 raises(ValueError, "no step 9", ladder.gemm_pointers, 9, 0x10000, 0x20000, 0x30000, 64, 64, 64)
@@ -86,6 +100,44 @@ raises(ValueError, "foo", ladder.gemm_pointers, 6, 0x10000, 0x20000, 0x30000, 64
        variant="foo")
 if sorted(ladder.steps()) != list(range(1, 8)):
     failures.append(f"steps() lists every step: {ladder.steps()}")
+# Valid arguments at addresses that are not device memory: without a GPU the library says so
+# (RuntimeError, nothing wrong with the arguments); with one, the addresses are refused.
+try:
+    ladder.gemm_pointers(5, 0x10000, 0x20000, 0x30000, 64, 64, 64)
+    failures.append("gemm_pointers on addresses that are not device memory returned")
+except RuntimeError as e:
+    print(f"ok   without a GPU: RuntimeError: {e}")
+    if "no usable CUDA GPU: " not in str(e):
+        failures.append(f"no GPU: {e}")
+except ValueError as e:
+    print(f"ok   with a GPU: ValueError: {e}")
+    if "device memory" not in str(e):
+        failures.append(f"host addresses: {e}")
+
+
+def fresh_python(code, library):
+    """Runs `code` in a new Python with ladder importable and LADDER_LIBRARY=library."""
+    env = dict(os.environ, LADDER_LIBRARY=library, PYTHONPATH=module_dir)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+
+
+def one_exception(run, kind, words):
+    """The run ended in exactly one exception of `kind` with `words`, no ctypes error chained."""
+    last = run.stderr.strip().splitlines()[-1] if run.stderr.strip() else ""
+    ok = run.returncode != 0 and last.startswith(kind + ": ") and words in last and "OSError" not in run.stderr
+    print(("ok   " if ok else "FAIL ") + f"{kind} ({words}): {last}")
+    if not ok:
+        failures.append(f"want {kind} with {words!r}, got: {run.stderr}")
+
+
+# A wrong LADDER_LIBRARY: one error naming the variable and the path.
+one_exception(fresh_python("import ladder; ladder.steps()", "/nonexistent/libladder.so"), "RuntimeError",
+              "LADDER_LIBRARY=/nonexistent/libladder.so: no such file")
+one_exception(fresh_python("import ladder; ladder.steps()", os.path.abspath(__file__)), "RuntimeError",
+              f"LADDER_LIBRARY={os.path.abspath(__file__)}: cannot be loaded")
+# Without PyTorch: importing works, gemm() says what it needs.
+one_exception(fresh_python("import sys; sys.modules['torch'] = None; import ladder; ladder.gemm(None, None)",
+                           os.environ.get("LADDER_LIBRARY", "")), "ImportError", "ladder.gemm needs PyTorch")
 
 try:
     import torch

@@ -3,7 +3,8 @@
 whose numbers the docs do not show (the top README's ladder table, results/README.md, the
 step's README), names only README and NOTES.md files then (the kernel sources hold no
 measured numbers, so a benchmark rerun never touches a .cu file), and reads CSVs with and
-without the reproduction columns (seed, runs, min_ms, max_ms, commit)."""
+without the reproduction columns (seed, runs, min_ms, max_ms, commit), and names a CSV that is
+not there."""
 import csv
 import os
 import subprocess
@@ -27,6 +28,12 @@ def check(csv_path, *extra):
 def snapshot():
     return {p: open(p).read() for p in docs}
 
+
+# A CSV that is not there is named, before anything is worked out from where it would be.
+r = check(os.path.join(os.sep, "nonexistent.csv"))
+if r.returncode == 0 or f"{os.sep}nonexistent.csv does not exist" not in r.stderr or "Traceback" in r.stderr:
+    sys.exit(f"FAIL: a missing CSV was not named:\n{r.stderr}")
+print("ok: a missing CSV is named")
 
 r = check(committed)
 print(r.stdout[-2000:], r.stderr[-2000:])

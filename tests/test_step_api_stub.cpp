@@ -120,7 +120,7 @@ TEST_F(StubRuntime, OverlapArithmeticDoesNotWrapAtTheTopOfTheAddressSpace) {
 TEST_F(StubRuntime, SaysWhenThereIsNoGpu) {
     stub::runtime().device_count = 0;
     EXPECT_EQ(check(kA, kB, kC), cudaErrorNoDevice);
-    EXPECT_NE(message().find("no CUDA GPU"), std::string::npos) << message();
+    EXPECT_NE(message().find("no usable CUDA GPU: "), std::string::npos) << message();
 }
 
 TEST(PerDeviceCache, ComputesOncePerDeviceAcrossThreads) {

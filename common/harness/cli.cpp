@@ -105,9 +105,6 @@ bool parse_positive(const char* text, long long* out) {
     return true;
 }
 
-// The contract's K: whole 16-byte rows of bf16.
-bool valid_k(long long k) { return k >= 8 && k % 8 == 0; }
-
 bool parse_shape(const std::string& item, Shape* shape) {
     long long dims[3];
     size_t count = 0, start = 0;
@@ -234,11 +231,12 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
             o.seed = seed;
             o.seed_given = true;
         } else if (arg == "--runs") {
-            long long runs = 0;
-            if (!dim("--runs", &runs)) return false;
-            if (runs < 20 || runs > kMaxRuns) {
+            const char* v = value("--runs");
+            if (v == nullptr) return false;
+            unsigned long long runs = 0;
+            if (!parse_whole(v, kMaxRuns, &runs) || runs < 20) {
                 *error = "--runs must be from 20 (the median of fewer runs is noise) to " +
-                         std::to_string(kMaxRuns);
+                         std::to_string(kMaxRuns) + ", not '" + ladder::printable(v) + "'";
                 return false;
             }
             o.min_runs = static_cast<int>(runs);
@@ -290,6 +288,18 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
         *error = "give either --m/--n/--k or --sizes, not both";
         return false;
     }
+    // A shape is all three: one left out would silently be some size the user never chose.
+    if (one_shape && !(m && n && k)) {
+        const char* names[] = {"--m", "--n", "--k"};
+        const long long values[] = {m, n, k};
+        std::string given, missing;
+        for (int i = 0; i < 3; ++i) {
+            std::string& list = values[i] ? given : missing;
+            list += (list.empty() ? "" : " and ") + std::string(names[i]);
+        }
+        *error = given + " without " + missing + ": give --m, --n and --k together (one shape), or --sizes";
+        return false;
+    }
     if (!o.timeline.empty() && sizes_given) {
         *error = "--timeline runs one shape: give it with --m/--n/--k, not --sizes";
         return false;
@@ -303,7 +313,7 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
         return false;
     }
     if (!o.regime.empty() && o.regime_seconds == 0) o.regime_seconds = o.regime == "cool" ? 10 : 60;
-    if (one_shape) sizes = {{m ? m : 4096, n ? n : 4096, k ? k : 4096}};
+    if (one_shape) sizes = {{m, n, k}};
     if (one_shape) o.timeline_shape = sizes.front();
     o.check_shapes = (one_shape || sizes_given) ? sizes : check_shapes();
     o.bench_shapes = (one_shape || sizes_given) ? sizes : default_bench_shapes();

@@ -3,7 +3,7 @@
 //
 //   step-N                      check the default shape set, then benchmark the default sizes
 //   step-N --check              only check          step-N --bench   only benchmark
-//   --m M --n N --k K           one shape (missing ones default to 4096)
+//   --m M --n N --k K           one shape (all three: one alone is refused)
 //   --sizes LIST                default | short | quick | small | check | "4096,1000x1992x2056,..." (K % 8 == 0)
 //   --variant NAME              one schedule of the step (step 6: pingpong, step 7: cluster1...)
 //   --variants SET              all (default) | compared (the default and what the step's README

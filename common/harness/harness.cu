@@ -1,6 +1,8 @@
 // harness.cu: see harness.h.
 #include "harness.h"
 
+#include "step_api.h"  // no_gpu_message
+
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -32,11 +34,7 @@ bool gpu_available(std::string* why) {
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess || count == 0) {
         cudaGetLastError();
-        if (why)
-            *why = err != cudaSuccess
-                       ? std::string("no usable CUDA GPU or driver (cudaGetDeviceCount: ") +
-                             cudaGetErrorString(err) + ")"
-                       : std::string("no CUDA GPU on this machine");
+        if (why) *why = ladder::no_gpu_message(err);
         return false;
     }
     return true;

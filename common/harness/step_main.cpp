@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
@@ -275,6 +276,17 @@ int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
     return failures;
 }
 
+// Whether rows can be appended to `path`: asked before the benchmark, not after it. Opening
+// creates a missing file, which the probe removes again, so that a run that writes no row
+// (no GPU, every check failed) leaves no empty CSV behind for the plots to trip on.
+bool can_append(const std::string& path) {
+    std::error_code ignored;
+    const bool existed = std::filesystem::exists(path, ignored);
+    if (!std::ofstream(path, std::ios::app)) return false;
+    if (!existed) std::filesystem::remove(path, ignored);
+    return true;
+}
+
 void print_table(const std::vector<ladder::csv::Row>& rows) {
     if (rows.empty()) return;
     std::printf("\n%-32s %-20s %10s %9s %10s %9s %8s %9s\n", "step", "M x N x K", "ms", "TFLOP/s",
@@ -344,7 +356,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     // A CSV file that cannot be written is found now, not after the whole benchmark.
-    if (!opt.csv.empty() && !std::ofstream(opt.csv, std::ios::app)) {
+    if (!opt.csv.empty() && !can_append(opt.csv)) {
         std::fprintf(stderr, "step-%d: --csv: cannot open '%s' for appending\n", LADDER_STEP,
                      ladder::printable(opt.csv.c_str()).c_str());
         return 2;
@@ -356,7 +368,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     if (!gpu_available(&why)) {
-        std::printf("SKIP: step-%d needs a GPU: %s\n", LADDER_STEP, why.c_str());
+        std::printf("SKIP: step-%d: %s\n", LADDER_STEP, why.c_str());
         return kExitSkip;
     }
     try {

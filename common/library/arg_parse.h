@@ -13,6 +13,15 @@
 
 namespace ladder {
 
+// The problem contract's sizes (step_api.h), which check_gemm_args enforces and every command
+// line takes a problem by, so that none accepts one every step refuses. The largest M, N or
+// K: 2^31 - 2^16, so that a tile origin plus a tile extent never overflows the int
+// arithmetic of the kernels.
+constexpr int kMaxDimension = 2147483647 - 65535;
+
+// K: at least 8 and a multiple of 8, so that every row of A and B is whole 16-byte chunks.
+inline bool valid_k(long long k) { return k >= 8 && k % 8 == 0; }
+
 // A whole number of plain digits (no sign, no space: strtoull would take " -1" as 2^64-1,
 // and strtoll a leading tab) from 0 to max_value.
 inline bool parse_whole(const char* text, unsigned long long max_value, unsigned long long* out) {

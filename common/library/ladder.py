@@ -1,6 +1,6 @@
 """The GEMM ladder from Python: C = A @ B.T (torch.nn.functional.linear(A, B)) with any step.
 
-    import torch, ladder                      # common/library/ on sys.path
+    import torch, ladder                      # pip install . (or common/library/ on sys.path)
     a = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
     c = ladder.gemm(a, b, step=7)             # a new (4096, 4096) bf16 tensor
@@ -9,39 +9,60 @@
 The kernels run through libladder.so's C API (common/library/ladder.h) on PyTorch's current stream
 of the tensors' device. Arguments are checked here first, so that a mistake raises a Python
 exception naming the argument: TypeError (not a tensor, not bf16), ValueError (shape,
-device, layout, alignment, a step or variant that does not exist); errors the library
-reports raise ValueError (invalid arguments) or RuntimeError (everything else, e.g. no GPU
-that can run the step), with the library's message.
+device, layout, alignment, a size out of range, a step or variant that does not exist);
+errors the library reports raise ValueError (invalid arguments) or RuntimeError (everything
+else, e.g. no GPU that can run the step), with the library's message. gemm() needs PyTorch
+(ImportError when it is not installed); the rest of the module does not.
 
-The library: $LADDER_LIBRARY when set, else libladder.so in build/ of this repository, or
-next to this file.
+The library: libladder.so next to this file (where `pip install .` and `cmake --install` put
+it), else $LADDER_LIBRARY, else build/libladder.so of this repository; a library that cannot
+be found or loaded raises RuntimeError naming the path and where it came from.
 """
 import ctypes
 import os
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_CUDA_ERROR_INVALID_VALUE = 1  # cudaErrorInvalidValue: what the library returns for bad arguments
+_LIBRARY = "libladder.so"
+# cudaError_t values the library returns for arguments it refuses (step_api.cpp): invalid
+# value (sizes, null pointers, host memory, C overlapping A or B, an unknown step or
+# variant) and invalid device (memory of another GPU). Alignment, whose refusal comes back as
+# cudaErrorMisalignedAddress, the code of a sticky fault too, is checked here instead.
+_ARGUMENT_ERRORS = {1: "cudaErrorInvalidValue", 101: "cudaErrorInvalidDevice"}
+MAX_DIMENSION = 2**31 - 2**16  # the largest M, N or K of the contract (ladder::kMaxDimension)
 _BF16 = "torch.bfloat16"
 _lib = None
 
 
 def library_path():
-    """Where libladder.so is loaded from."""
-    if os.environ.get("LADDER_LIBRARY"):
-        return os.environ["LADDER_LIBRARY"]
-    candidates = [os.path.join(_HERE, "..", "..", "build", "libladder.so"), os.path.join(_HERE, "libladder.so")]
-    for path in candidates:
-        if os.path.exists(path):
-            return os.path.normpath(path)
-    raise RuntimeError("libladder.so not found (looked in " + ", ".join(os.path.normpath(p) for p in candidates)
-                       + "): build the ladder (cmake --build build) or set LADDER_LIBRARY to its path")
+    """Where libladder.so is loaded from: next to this file, else $LADDER_LIBRARY, else build/ of
+    the repository this file is in. Raises RuntimeError naming what was tried."""
+    beside = os.path.join(_HERE, _LIBRARY)
+    if os.path.exists(beside):
+        return beside
+    variable = os.environ.get("LADDER_LIBRARY")
+    if variable:
+        if not os.path.isfile(variable):
+            raise RuntimeError(f"LADDER_LIBRARY={variable}: no such file (point it at the built libladder.so, "
+                               "e.g. build/libladder.so)")
+        return variable
+    built = os.path.normpath(os.path.join(_HERE, "..", "..", "build", _LIBRARY))
+    if os.path.exists(built):
+        return built
+    raise RuntimeError(f"{_LIBRARY} not found (looked in {_HERE} and {built}; LADDER_LIBRARY is not set): "
+                       "pip install the repository, build it (cmake --build build), or set LADDER_LIBRARY "
+                       "to the library's path")
 
 
 def library():
     """libladder.so, loaded once, with the C API's signatures declared."""
     global _lib
     if _lib is None:
-        lib = ctypes.CDLL(library_path())
+        path = library_path()
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            named = f"LADDER_LIBRARY={path}" if path == os.environ.get("LADDER_LIBRARY") else path
+            raise RuntimeError(f"{named}: cannot be loaded: {e}") from None
         lib.ladder_gemm.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                                     ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
         lib.ladder_gemm.restype = ctypes.c_int
@@ -66,12 +87,25 @@ def steps():
 
 def gemm_pointers(step, a, b, c, m, n, k, stream=0, variant=None):
     """The C API on raw device pointers (integers): C[m,n] = A[m,k] @ B[n,k].T. Raises
-    ValueError or RuntimeError with the library's message when it refuses."""
+    ValueError for arguments the contract refuses (checked here, or by the library, with its
+    message) and RuntimeError for the library's other refusals (no GPU, a fault)."""
+    for name, value, low, high in (("step", step, -2**31, 2**31 - 1), ("m", m, 1, MAX_DIMENSION),
+                                   ("n", n, 1, MAX_DIMENSION), ("k", k, 1, MAX_DIMENSION)):
+        # ctypes would pass a larger int on cut to 32 bits: 2**32 + 64 as 64.
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+            raise ValueError(f"{name} must be an integer from {low} to {high}, not {value!r}")
+    for name, value in (("a", a), ("b", b), ("c", c), ("stream", stream)):
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**64:
+            raise ValueError(f"{name} must be an address (an integer from 0 to 2**64 - 1), not {value!r}")
+        if name != "stream" and value % 16:
+            raise ValueError(f"{name} must be 16-byte aligned (0x{value:x} is not)")
+    if variant is not None and not isinstance(variant, str):
+        raise ValueError(f"variant must be a str or None, not {variant!r}")
     lib = library()
     rc = lib.ladder_gemm_variant(step, variant.encode() if variant else None, a, b, c, m, n, k, stream or None)
     if rc != 0:
         message = lib.ladder_last_error().decode(errors="replace")
-        raise (ValueError if rc == _CUDA_ERROR_INVALID_VALUE else RuntimeError)(message)
+        raise (ValueError if rc in _ARGUMENT_ERRORS else RuntimeError)(message)
 
 
 def check_arguments(a, b, out=None, step=7):
@@ -115,7 +149,11 @@ def gemm(a, b, step=7, variant=None, out=None):
     """C = a @ b.T for bf16 CUDA tensors a (M x K) and b (N x K), computed by `step` (1..7)
     and its `variant` (e.g. "pingpong" of step 6; None: the step's default). Returns `out`,
     filled, or a new M x N bf16 tensor. Runs on torch.cuda.current_stream() of a's device."""
-    import torch
+    try:
+        import torch
+    except ImportError as e:
+        raise ImportError(f"ladder.gemm needs PyTorch, which this Python cannot import ({e}): pip install "
+                          "torch; ladder.gemm_pointers takes raw device pointers without it") from None
 
     m, n, k = check_arguments(a, b, out, step)
     if out is None:

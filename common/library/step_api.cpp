@@ -85,6 +85,10 @@ cudaError_t fail(cudaError_t code, const char* fmt, ...) {
     return code;
 }
 
+std::string no_gpu_message(cudaError_t err) {
+    return std::string("no usable CUDA GPU: ") + cudaGetErrorString(err == cudaSuccess ? cudaErrorNoDevice : err);
+}
+
 const char* last_error() { return t_message; }
 void clear_error() { t_message[0] = '\0'; }
 
@@ -99,7 +103,7 @@ cudaError_t check_gemm_args(const char* step, const bf16* A, const bf16* B, cons
     if (M > kMaxDimension || N > kMaxDimension || K > kMaxDimension)
         return fail(cudaErrorInvalidValue, "%s: M, N and K must be <= %d (got M=%d N=%d K=%d)", step,
                     kMaxDimension, M, N, K);
-    if (K < 8 || K % 8 != 0)
+    if (!valid_k(K))
         return fail(cudaErrorInvalidValue,
                     "%s: K must be a multiple of 8 and >= 8 so every row is whole 16-byte chunks "
                     "(got K=%d)",
@@ -140,9 +144,9 @@ cudaError_t check_gemm_args(const char* step, const bf16* A, const bf16* B, cons
     if (is_sticky(persists)) return fail_unusable(step, persists);
     int device = 0;
     int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    if (const cudaError_t found = cudaGetDeviceCount(&count); found != cudaSuccess || count == 0) {
         cudaGetLastError();
-        return fail(cudaErrorNoDevice, "%s: no CUDA GPU is available on this machine", step);
+        return fail(cudaErrorNoDevice, "%s: %s", step, no_gpu_message(found).c_str());
     }
     if (persists != cudaSuccess)
         return fail(persists, "%s: an earlier CUDA error persists (%s: %s)", step,

@@ -12,7 +12,7 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
-#include "arg_parse.h"  // printable
+#include "arg_parse.h"  // printable, kMaxDimension, valid_k
 
 #include <mutex>
 #include <string>
@@ -25,9 +25,8 @@ using bf16 = __nv_bfloat16;
 using GemmFn = cudaError_t (*)(const bf16* A, const bf16* B, bf16* C, int M, int N, int K,
                                cudaStream_t stream);
 
-// The largest M, N or K a step accepts: 2^31 - 2^16, so that a tile origin plus a tile
-// extent never overflows the int arithmetic of the kernels.
-constexpr int kMaxDimension = 2147483647 - 65535;
+// kMaxDimension, the largest M, N or K a step accepts, and valid_k(): arg_parse.h, so that
+// the command lines without CUDA (ladder-plan) take problems by the same rules.
 
 // What GPU a step's code needs. Steps 01-02 use instructions every GPU since Ampere has;
 // steps 03-07 use TMA (sm_90) and wgmma / setmaxnreg (sm_90a), so they need a Hopper GPU.
@@ -68,6 +67,11 @@ cudaError_t check_launch(const char* step);
 cudaError_t fail(cudaError_t code, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
 // printable(text), for echoing user input in a message: arg_parse.h.
+
+// "no usable CUDA GPU: <the runtime's words>" for what cudaGetDeviceCount returned (`err`;
+// cudaErrorNoDevice where it counted none): the one message the C API, the step executables
+// and ladder-probe give when there is no GPU, or no driver, to run on.
+std::string no_gpu_message(cudaError_t err);
 
 // The message of the last failure on this thread ("" if none since clear_error()).
 const char* last_error();

@@ -7,6 +7,8 @@
 //   ladder-plan --machine h200 --l2-tbps 8            what if the L2 were slower?
 //   ladder-plan --step 5 --machine results/h200/machine.json   step 05's predicted time
 //   ladder-plan --compare results/h100/bench.csv --machine results/h100/machine.json
+// The steps and their variants are those registered in libladder (registry.h), which it links
+// for that list alone.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "planner.h"
+#include "registry.h"
 
 namespace {
 
@@ -164,6 +167,24 @@ int main(int argc, char** argv) {
     if (options.help) {
         std::printf("%s", cli_usage().c_str());
         return 0;
+    }
+    if (options.step > 0) {
+        // A variant the step does not have would silently be predicted as its default.
+        const ladder::Step* step = ladder::find_step(options.step);
+        const std::string given = std::to_string(options.step) + (options.variant.empty() ? "" : ":" + options.variant);
+        if (step == nullptr || !ladder::step_built(*step)) {
+            std::fprintf(stderr, "ladder-plan: --step %s: step %d is not built into this libladder\n",
+                         ladder::printable(given).c_str(), options.step);
+            return 2;
+        }
+        if (ladder::find_variant(*step, options.variant.c_str()) == nullptr &&
+            ladder::find_tile(*step, options.variant.c_str()) == nullptr) {  // --tile: "tileRxC"
+            std::fprintf(stderr, "ladder-plan: --step %s: step %d has no variant '%s' (variants of step %d: %s)\n",
+                         ladder::printable(given).c_str(), options.step,
+                         ladder::printable(options.variant).c_str(), options.step,
+                         ladder::variant_names(*step).c_str());
+            return 2;
+        }
     }
 
     Machine machine = options.machine == "h200" ? h200() : h100_sxm();

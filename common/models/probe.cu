@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "planner.h"
+#include "step_api.h"  // no_gpu_message
 #include "tensor_map.h"
 #include "tma.cuh"
 #include "wgmma.cuh"
@@ -641,8 +642,7 @@ int main(int argc, char** argv) {
     int devices = 0;
     const cudaError_t found = cudaGetDeviceCount(&devices);
     if (found != cudaSuccess || devices == 0) {
-        std::printf("SKIP: ladder-probe needs a GPU: %s\n",
-                    found != cudaSuccess ? cudaGetErrorString(found) : "no CUDA device");
+        std::printf("SKIP: ladder-probe: %s\n", ladder::no_gpu_message(found).c_str());
         return 77;
     }
     int device = 0;

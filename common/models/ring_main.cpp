@@ -2,12 +2,15 @@
 // interleavings and say whether it hangs or races, and where.
 //   ladder-ring --step 4 [--k-blocks 9] [--cluster 2] [--seeds 2000] [--fault NAME]
 // Exit 0: no problem in any interleaving tried; 1: the first problem found (printed with
-// the seed that found it); 2: bad arguments.
+// the seed that found it); 2: bad arguments, a --cluster for a step without clusters, or a
+// fault that changes nothing in the step's schedule.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
+#include "arg_parse.h"  // printable
 #include "ring_schedules.h"
 
 namespace {
@@ -32,11 +35,19 @@ bool set_fault(const std::string& name, Faults& f) {
     return true;
 }
 
-int usage(const char* why) {
-    std::fprintf(stderr, "ladder-ring: %s\nusage: ladder-ring --step {3,4,6,7} [--k-blocks N>=1] "
-                         "[--cluster {1,2,4}] [--seeds N>=1] [--fault NAME]\nfaults:", why);
-    for (const char* f : kFaults) std::fprintf(stderr, " %s", f);
-    std::fprintf(stderr, "\n");
+std::string usage_text() {
+    std::string text = "usage: ladder-ring --step {3,4,6,7} [--k-blocks N>=1] [--cluster {1,2,4}] [--seeds N>=1] "
+                       "[--fault NAME]\n"
+                       "Runs step N's ring schedule (ring_schedules.cpp) under many interleavings on the CPU and\n"
+                       "says whether it hangs or races. --cluster is step 7's alone (default 2); --fault injects\n"
+                       "a classic mistake, one that changes the step's schedule. Exit 0: no problem found; 1: the\n"
+                       "first problem, with the seed that found it; 2: bad arguments.\nfaults:";
+    for (const char* f : kFaults) text += std::string(" ") + f;
+    return text + "\n";
+}
+
+int usage(const std::string& why) {
+    std::fprintf(stderr, "ladder-ring: %s\n%s", ladder::printable(why).c_str(), usage_text().c_str());
     return 2;
 }
 
@@ -48,14 +59,58 @@ bool parse_int(const char* text, int lo, int hi, int& out) {
     return true;
 }
 
+bool same_op(const Op& a, const Op& b) {
+    return a.code == b.code && a.barrier.cta == b.barrier.cta && a.barrier.kind == b.barrier.kind &&
+           a.barrier.index == b.barrier.index && a.parity == b.parity && a.bytes == b.bytes && a.slot == b.slot &&
+           a.k_block == b.k_block && a.cta_mask == b.cta_mask;
+}
+
+bool same_protocol(const Protocol& a, const Protocol& b) {
+    if (a.ctas != b.ctas || a.stages != b.stages || a.full_count != b.full_count ||
+        a.empty_count != b.empty_count || a.stage_bytes != b.stage_bytes || a.agents.size() != b.agents.size())
+        return false;
+    for (size_t i = 0; i < a.agents.size(); ++i) {
+        const std::vector<Op>& x = a.agents[i].ops;
+        const std::vector<Op>& y = b.agents[i].ops;
+        if (a.agents[i].cta != b.agents[i].cta || x.size() != y.size()) return false;
+        for (size_t j = 0; j < x.size(); ++j)
+            if (!same_op(x[j], y[j])) return false;
+    }
+    return true;
+}
+
+// The faults that change the schedule of `step` for these arguments. The rest are no mistake
+// this schedule can make (step 04 multicasts nothing; step 03 has no empty barrier), and
+// running one would report the correct schedule as "ok": whether a fault applies is read from
+// the schedules themselves, so that it stays right as they are edited.
+std::string faults_that_apply(int step, int k_blocks, int cluster) {
+    const Protocol clean = schedule_for_step(step, k_blocks, cluster);
+    std::string names;
+    for (const char* name : kFaults) {
+        Faults f;
+        set_fault(name, f);
+        if (!same_protocol(schedule_for_step(step, k_blocks, cluster, f), clean))
+            names += (names.empty() ? "" : ", ") + std::string(name);
+    }
+    return names.empty() ? "none" : names;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     int step = 0, k_blocks = 9, cluster = 2, seeds = 2000;
+    bool cluster_given = false;
+    std::string fault;
     Faults faults;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (i + 1 >= argc) return usage(("missing value after " + arg).c_str());
+        if (arg == "--help" || arg == "-h") {
+            std::printf("%s", usage_text().c_str());
+            return 0;
+        }
+        if (arg != "--step" && arg != "--k-blocks" && arg != "--cluster" && arg != "--seeds" && arg != "--fault")
+            return usage("unknown option " + arg);
+        if (i + 1 >= argc) return usage("missing value after " + arg);
         const char* value = argv[++i];
         if (arg == "--step") {
             if (!parse_int(value, 3, 7, step) || step == 5) return usage("--step must be 3, 4, 6 or 7");
@@ -63,16 +118,27 @@ int main(int argc, char** argv) {
             if (!parse_int(value, 1, 100000, k_blocks)) return usage("--k-blocks must be 1..100000");
         } else if (arg == "--cluster") {
             if (!parse_int(value, 1, 4, cluster) || cluster == 3) return usage("--cluster must be 1, 2 or 4");
+            cluster_given = true;
         } else if (arg == "--seeds") {
             if (!parse_int(value, 1, 10000000, seeds)) return usage("--seeds must be 1..10000000");
-        } else if (arg == "--fault") {
-            if (!set_fault(value, faults)) return usage(("unknown fault " + std::string(value)).c_str());
         } else {
-            return usage(("unknown option " + arg).c_str());
+            if (!set_fault(value, faults)) return usage("unknown fault " + std::string(value));
+            fault = value;
         }
     }
     if (step == 0) return usage("--step is required");
+    if (cluster_given && step != 7) {
+        std::fprintf(stderr, "ladder-ring: --cluster is step 7's alone: step %d runs one CTA, no cluster\n", step);
+        return 2;
+    }
     const Protocol p = schedule_for_step(step, k_blocks, cluster, faults);
+    if (!fault.empty() && same_protocol(p, schedule_for_step(step, k_blocks, cluster))) {
+        std::fprintf(stderr, "ladder-ring: --fault %s changes nothing in %s with %d k-block%s%s (faults that do: %s)\n",
+                     fault.c_str(), p.name.c_str(), k_blocks, k_blocks == 1 ? "" : "s",
+                     step == 7 ? (", cluster " + std::to_string(cluster)).c_str() : "",
+                     faults_that_apply(step, k_blocks, cluster).c_str());
+        return 2;
+    }
     std::printf("%s, %d k-blocks%s: %d interleavings\n", p.name.c_str(), k_blocks,
                 step == 7 ? (", cluster " + std::to_string(cluster)).c_str() : "", seeds);
     const Verdict v = run_seeds(p, seeds);

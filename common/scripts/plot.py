@@ -16,13 +16,10 @@ import statistics
 import sys
 from collections import defaultdict
 
-import matplotlib
+from bench_csv import measured_on, need_pyplot, pyplot, shape_text
+from bench_csv import read_rows as read_csv
 
-matplotlib.use("Agg")  # files only, no display
-import matplotlib.pyplot as plt  # noqa: E402
-
-from bench_csv import measured_on, shape_text  # noqa: E402
-from bench_csv import read_rows as read_csv  # noqa: E402
+plt = pyplot()  # files only, no display; None without matplotlib (main() then says so)
 
 NEEDED = ["step", "name", "M", "N", "K", "tflops", "cublas_tflops", "speedup_vs_cublas",
           "predicted_tflops", "device", "cuda", "date"]
@@ -32,7 +29,8 @@ LLM_NK = {(4096, 4096), (14336, 4096), (4096, 14336), (28672, 8192)}
 
 def read_rows(path):
     return read_csv(path, "plot.py", NEEDED, ints=("step", "M", "N", "K"),
-                    floats=("tflops", "cublas_tflops", "speedup_vs_cublas", "predicted_tflops"))
+                    floats=("tflops", "cublas_tflops", "speedup_vs_cublas", "predicted_tflops"),
+                    hint=" (run the bench target first)")
 
 
 def label(r):
@@ -235,8 +233,9 @@ def main():
     args = ap.parse_args()
     if not os.path.exists(args.csv):
         sys.exit(f"plot.py: {args.csv} does not exist (run the bench target first)")
-    os.makedirs(args.out, exist_ok=True)
     rows = read_rows(args.csv)
+    need_pyplot(plt, "plot.py")
+    os.makedirs(args.out, exist_ok=True)
     for path in (plot_sizes(rows, args.out), plot_ladder(rows, args.out), plot_families(rows, args.out)):
         print(f"wrote {path}")
 

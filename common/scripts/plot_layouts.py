@@ -12,23 +12,20 @@ multicast.png and tile_order.png.
 """
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.patches import Rectangle  # noqa: E402
-
-from bench_csv import read_rows  # noqa: E402
+from bench_csv import need_pyplot, pyplot, read_rows
 
 TOOL = "plot_layouts.py"
-GROUP_COLOURS = plt.get_cmap("Set2").colors + plt.get_cmap("Dark2").colors
-
+plt = pyplot()  # files only, no display; None without matplotlib (main() then says so)
+GROUP_COLOURS = plt.get_cmap("Set2").colors + plt.get_cmap("Dark2").colors if plt else ()
 
 def cell(ax, x, y, colour, text="", size=7, text_colour="black", edge="white"):
+    from matplotlib.patches import Rectangle
+
     ax.add_patch(Rectangle((x, y), 1, 1, facecolor=colour, edgecolor=edge, linewidth=0.6))
     if text:
         ax.text(x + 0.5, y + 0.5, text, ha="center", va="center", fontsize=size, color=text_colour)
@@ -178,6 +175,8 @@ def plot_wgmma_fragment(data, out):
 
 # ---- step 07: multicast and the tile order ------------------------------------------------
 def plot_multicast(data, out):
+    from matplotlib.patches import Rectangle
+
     rows = read_rows(os.path.join(data, "multicast.csv"), TOOL,
                      ["cluster", "rank", "b_first_row", "b_rows", "box_rows", "bm"],
                      ints=("cluster", "rank", "b_first_row", "b_rows", "box_rows", "bm"))
@@ -252,14 +251,21 @@ def main():
     ap.add_argument("--out", required=True, help="folder for the PNGs")
     ap.add_argument("tool_args", nargs="*", help="extra ladder-layout arguments (after --), e.g. --m 8192")
     args = ap.parse_args()
-    os.makedirs(args.out, exist_ok=True)
+    if args.data and not os.path.isdir(args.data):
+        sys.exit(f"{TOOL}: --data {args.data} is not a folder (ladder-layout --csv DIR writes one)")
+    if args.tool and shutil.which(args.tool) is None:
+        sys.exit(f"{TOOL}: --tool {args.tool} is not an executable (build it: cmake --build build "
+                 "--target ladder-layout)")
     with tempfile.TemporaryDirectory() as tmp:
         data = args.data
         if args.tool:
             run = subprocess.run([args.tool, "--csv", tmp] + args.tool_args, capture_output=True, text=True)
             if run.returncode != 0:
-                sys.exit(f"{TOOL}: {args.tool} exited {run.returncode}: {run.stderr.strip()}")
+                why = (run.stderr.strip().splitlines() or ["no message"])[0]
+                sys.exit(f"{TOOL}: {args.tool} exited {run.returncode}: {why}")
             data = tmp
+        need_pyplot(plt, TOOL)
+        os.makedirs(args.out, exist_ok=True)
         plot_swizzle(data, args.out)
         plot_reads(data, args.out, "ldmatrix_a", "ldmatrix_conflicts.png", 16, "the A tile in shared memory")
         plot_reads(data, args.out, "wgmma_a", "wgmma_conflicts.png", 16, "the A slice in shared memory",

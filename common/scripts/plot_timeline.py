@@ -24,13 +24,10 @@ import os
 import sys
 from collections import defaultdict
 
-import matplotlib
+from bench_csv import need_pyplot, pyplot
+from bench_csv import read_rows as read_csv
 
-matplotlib.use("Agg")  # files only, no display
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.patches import Patch  # noqa: E402
-
-from bench_csv import read_rows as read_csv  # noqa: E402
+plt = pyplot()  # files only, no display; None without matplotlib (main() then says so)
 
 NEEDED = ["step", "variant", "device", "m", "n", "k", "sm_clock_mhz", "cta", "sm", "lane",
           "event", "kblock", "t_ns", "cycle"]
@@ -199,6 +196,8 @@ def plot_group(rows, out_path, ctas, clock, tmax, predicted_ns=0):
     name = f"step {step:02d}" + (f" ({variant})" if variant else "")
     fig.suptitle(f"Pipeline timeline, {name} on {device}: "
                  f"{first['m']}x{first['n']}x{first['k']}", fontsize=11)
+    from matplotlib.patches import Patch
+
     legend = [Patch(color=COLORS["load"], label="load in flight (issue -> arrival)"),
               Patch(color=COLORS["mma"], label="MMAs of a k-block (start -> complete)"),
               Patch(color=COLORS["wait"], label="consumer waits for data"),
@@ -247,6 +246,7 @@ def main():
     single_file = args.out.lower().endswith(".png")
     if single_file and len(groups) > 1:
         sys.exit("plot_timeline.py: the CSV has several steps; give --out a directory")
+    need_pyplot(plt, "plot_timeline.py")
     if not single_file:
         os.makedirs(args.out, exist_ok=True)
     for (step, variant), group in sorted(groups.items()):

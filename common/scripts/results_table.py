@@ -330,6 +330,9 @@ def main():
                                           "root (default: the CSV's folder)")
     ap.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file differs")
     args = ap.parse_args()
+    # The CSV first: the folder the docs link is worked out from where it is.
+    if not os.path.isfile(args.csv):
+        sys.exit(f"results_table.py: {args.csv} does not exist (the benchmark CSV, e.g. results/h200/bench.csv)")
     folder = args.results_dir or os.path.relpath(os.path.dirname(os.path.abspath(args.csv)), ROOT)
     if folder.startswith("..") or not os.path.isdir(os.path.join(ROOT, folder)):
         sys.exit(f"results_table.py: {folder} is not a folder of the repository: the docs link the "
