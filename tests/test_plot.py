@@ -32,40 +32,6 @@ with tempfile.TemporaryDirectory() as out:
     refused(run("--csv", bad, "--out", out), "missing column")
     refuses_without_matplotlib(plot, "--csv", fixture, "--out", out)
 
-# The `bench` target's CSV (--sizes short --variants compared, cli.cpp): a few rows a family,
-# step 01 missing where the short set's budget leaves it out. Taken from the committed H200
-# run; then the least a CSV can hold: one row at 4096^3.
-SHORT = {(1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
-         (1000, 1992, 2056), (64, 4096, 4096), (4096, 64, 4096), (8192, 4096, 4096)}
-COMPARED = {"naive", "cp_async_mma_sync", "cp_async_mma_sync:pipeline", "tma_single_stage",
-            "tma_single_stage:barrier", "tma_single_stage:bulk1d", "tma_multistage", "wgmma",
-            "warp_specialized:cooperative", "warp_specialized:pingpong", "clusters_multicast:cluster2",
-            "clusters_multicast:cluster1"}
-committed = os.path.join(here, "..", "results", "h200", "bench.csv")
-with open(committed) as f:
-    lines = f.read().splitlines()
-header = lines[0].split(",")
-at = {c: header.index(c) for c in ("step", "name", "M", "N", "K")}
-short_rows = []
-for line in lines[1:]:
-    cells = line.split(",")
-    s = tuple(int(cells[at[c]]) for c in ("M", "N", "K"))
-    if s in SHORT and cells[at["name"]] in COMPARED and not (cells[at["step"]] == "1" and s[0] == 8192):
-        short_rows.append(line)
-with tempfile.TemporaryDirectory() as out:
-    for name, rows in (("short", short_rows),
-                       ("one_row", [r for r in short_rows if ",clusters_multicast:cluster2,4096,4096,4096," in r])):
-        path = os.path.join(out, name + ".csv")
-        with open(path, "w") as f:
-            f.write("\n".join([lines[0]] + rows) + "\n")
-        run = subprocess.run([sys.executable, plot, "--csv", path, "--out", os.path.join(out, name)],
-                             capture_output=True, text=True)
-        if run.returncode != 0:
-            sys.exit(f"FAIL: plot.py on the {name} CSV ({len(rows)} rows) exited {run.returncode}: {run.stderr}")
-        for png in ("tflops_vs_size.png", "ladder_4096.png", "families.png"):
-            check_png(os.path.join(out, name, png))
-        print(f"ok: the {name} CSV ({len(rows)} rows) plots")
-
 # The pieces of the charts, checked as data.
 import plot as p  # noqa: E402
 
@@ -110,6 +76,40 @@ for cublas in (5.0, 100.0, 600.0, 740.0):
 print("ok: bar labels stay clear of the cuBLAS line and inside or above their bar")
 
 skip_without_matplotlib("drawing the PNGs")
+# The `bench` target's CSV (--sizes short --variants compared, cli.cpp): a few rows a family,
+# step 01 missing where the short set's budget leaves it out. Taken from the committed H200
+# run; then the least a CSV can hold: one row at 4096^3.
+SHORT = {(1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
+         (1000, 1992, 2056), (64, 4096, 4096), (4096, 64, 4096), (8192, 4096, 4096)}
+COMPARED = {"naive", "cp_async_mma_sync", "cp_async_mma_sync:pipeline", "tma_single_stage",
+            "tma_single_stage:barrier", "tma_single_stage:bulk1d", "tma_multistage", "wgmma",
+            "warp_specialized:cooperative", "warp_specialized:pingpong", "clusters_multicast:cluster2",
+            "clusters_multicast:cluster1"}
+committed = os.path.join(here, "..", "results", "h200", "bench.csv")
+with open(committed) as f:
+    lines = f.read().splitlines()
+header = lines[0].split(",")
+at = {c: header.index(c) for c in ("step", "name", "M", "N", "K")}
+short_rows = []
+for line in lines[1:]:
+    cells = line.split(",")
+    s = tuple(int(cells[at[c]]) for c in ("M", "N", "K"))
+    if s in SHORT and cells[at["name"]] in COMPARED and not (cells[at["step"]] == "1" and s[0] == 8192):
+        short_rows.append(line)
+with tempfile.TemporaryDirectory() as out:
+    for name, rows in (("short", short_rows),
+                       ("one_row", [r for r in short_rows if ",clusters_multicast:cluster2,4096,4096,4096," in r])):
+        path = os.path.join(out, name + ".csv")
+        with open(path, "w") as f:
+            f.write("\n".join([lines[0]] + rows) + "\n")
+        run = subprocess.run([sys.executable, plot, "--csv", path, "--out", os.path.join(out, name)],
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            sys.exit(f"FAIL: plot.py on the {name} CSV ({len(rows)} rows) exited {run.returncode}: {run.stderr}")
+        for png in ("tflops_vs_size.png", "ladder_4096.png", "families.png"):
+            check_png(os.path.join(out, name, png))
+        print(f"ok: the {name} CSV ({len(rows)} rows) plots")
+
 with tempfile.TemporaryDirectory() as out:
     result = run("--csv", fixture, "--out", out)
     print(result.stdout, result.stderr)
