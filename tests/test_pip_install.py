@@ -53,6 +53,10 @@ with tempfile.TemporaryDirectory() as tmp:
         shutil.rmtree(venv)
         if run([sys.executable, "-m", "venv", "--system-site-packages", venv]).returncode != 0:
             skip("cannot create a virtual environment with this Python's packages")
+        # A Python that is itself a virtual environment hands its base's packages on, not its own.
+        if run([python, "-c", "import scikit_build_core"]).returncode != 0:
+            skip(f"scikit-build-core cannot be installed (offline?), and a virtual environment made "
+                 f"from {sys.executable} does not see its copy")
 
     r = run([python, "-m", "pip", "install", "--no-cache-dir", "--no-build-isolation", "-C", "cmake.define.LADDER_ONLY_STEPS=1",
              "-C", f"cmake.define.CMAKE_CUDA_COMPILER={nvcc}", "-C", f"build-dir={os.path.join(tmp, 'build')}",

@@ -102,10 +102,10 @@ with tempfile.TemporaryDirectory() as out:
         path = os.path.join(out, name + ".csv")
         with open(path, "w") as f:
             f.write("\n".join([lines[0]] + rows) + "\n")
-        run = subprocess.run([sys.executable, plot, "--csv", path, "--out", os.path.join(out, name)],
-                             capture_output=True, text=True)
-        if run.returncode != 0:
-            sys.exit(f"FAIL: plot.py on the {name} CSV ({len(rows)} rows) exited {run.returncode}: {run.stderr}")
+        proc = subprocess.run([sys.executable, plot, "--csv", path, "--out", os.path.join(out, name)],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            sys.exit(f"FAIL: plot.py on the {name} CSV ({len(rows)} rows) exited {proc.returncode}: {proc.stderr}")
         for png in ("tflops_vs_size.png", "ladder_4096.png", "families.png"):
             check_png(os.path.join(out, name, png))
         print(f"ok: the {name} CSV ({len(rows)} rows) plots")
