@@ -495,10 +495,11 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
 // -------------------------------------------------------------------------------------
 // Host launch
 // -------------------------------------------------------------------------------------
-// The tensor maps are step 06's, but B's box is one slice, B_SLICE_ROWS = 128 of the 256
-// rows, since each CTA loads one slice. C gets one too: 64x64 boxes, stored from
-// 128B-swizzled shared memory. Its row pitch N*2 bytes must be a multiple of 16: N % 8 == 0;
-// otherwise the kernel stores directly and never touches c_map (left zeroed).
+// The tensor maps are step 04's: A is M x K with a {64, 128} box, B is N x K with a
+// {64, 128} box (one of two slices), both CU_TENSOR_MAP_SWIZZLE_128B, the layout the descriptors
+// describe (see smem_descriptor). Out-of-bounds box elements arrive as zeros.
+// New is C's: 64x64 boxes stored from 128B-swizzled shared memory, which needs rows of C
+// 16-byte aligned (N % 8 == 0); for other N the kernel stores directly (c_map stays zeroed).
 cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
                  int K, cudaStream_t stream) {
     constexpr const char* kStep = "07_clusters_multicast";
@@ -534,8 +535,7 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
         err != cudaSuccess)
         return err;
 
-    // A cluster launch: the cluster's shape is a launch attribute (CUDA programming guide,
-    // "Thread Block Clusters"), so the launch goes through cudaLaunchKernelEx.
+    // The cluster's shape is a launch attribute (CUDA guide, "Thread Block Clusters"):
     cudaLaunchAttribute attribute{};
     attribute.id = cudaLaunchAttributeClusterDimension;
     attribute.val.clusterDim = {CLUSTER, 1, 1};
@@ -546,13 +546,18 @@ cudaError_t gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* 
     config.attrs = &attribute;
     config.numAttrs = 1;
 
-    // The persistent grid: as many clusters as can be resident at once (one CTA per SM; a
-    // cluster's CTAs must fit in one GPC), never more than there are cluster tiles.
-    int max_clusters = 0;
+    // The persistent grid: as many clusters as are resident at once (a cluster's CTAs must fit
+    // in one GPC), at most one per cluster tile. Asked once per device, not on every launch.
+    static PerDeviceCache<int> resident_clusters;
+    int device = 0, max_clusters = 0;
     config.gridDim = dim3(CLUSTER);
-    if (cudaError_t err = cudaOccupancyMaxActiveClusters(&max_clusters, gemm_kernel, &config);
-        err != cudaSuccess || max_clusters < 1)
-        return fail(err != cudaSuccess ? err : cudaErrorInvalidConfiguration,
+    cudaError_t occupancy = cudaGetDevice(&device);
+    if (occupancy == cudaSuccess)
+        occupancy = resident_clusters.get(device, &max_clusters, [&](int* n) {
+            return cudaOccupancyMaxActiveClusters(n, gemm_kernel, &config);
+        });
+    if (occupancy != cudaSuccess || max_clusters < 1)
+        return fail(occupancy != cudaSuccess ? occupancy : cudaErrorInvalidConfiguration,
                     "%s: no cluster of %d CTAs fits on this GPU", kStep, CLUSTER);
     config.gridDim = dim3(static_cast<unsigned>(std::min(cluster_tiles, max_clusters) * CLUSTER));
 

@@ -585,8 +585,7 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
         return err;
 // VARIANT END
 
-    // A cluster launch: the cluster's shape is a launch attribute (CUDA programming guide,
-    // "Thread Block Clusters"), so the launch goes through cudaLaunchKernelEx.
+    // The cluster's shape is a launch attribute (CUDA guide, "Thread Block Clusters"):
     cudaLaunchAttribute attribute{};
     attribute.id = cudaLaunchAttributeClusterDimension;
     attribute.val.clusterDim = {CLUSTER, 1, 1};

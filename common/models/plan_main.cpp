@@ -123,6 +123,11 @@ int compare(const std::string& path, const Machine& machine, double clock_mhz) {
         const std::string name = f[col["name"]];
         const size_t colon = name.find(':');
         const std::string variant = colon == std::string::npos ? "" : name.substr(colon + 1);
+        // A row of a variant the step no longer registers (an older CSV) is not predicted.
+        const ladder::Step* registered = ladder::find_step(step);
+        if (registered == nullptr || (ladder::find_variant(*registered, variant.c_str()) == nullptr &&
+                                      ladder::find_tile(*registered, variant.c_str()) == nullptr))
+            continue;
         Candidate c;
         if (!step_candidate(step, variant, &c)) continue;
         const Problem problem{std::atoll(f[col["M"]].c_str()), std::atoll(f[col["N"]].c_str()),

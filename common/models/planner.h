@@ -146,9 +146,6 @@ bool structure_of_step(int number, const std::string& variant, Structure* out);
 struct Candidate;
 // The tile and structure step `number` (2..7) is built with, for its variant ("cluster1",
 // "pingpong", ...; "" for the default); false for a step outside the model.
-// Whether step `number` has the variant `variant` ("" is its default; step 07 also takes its
-// tiles, "tile<R>x<C>"), as the model knows the steps' registered variants.
-bool modeled_variant(int number, const std::string& variant);
 bool step_candidate(int number, const std::string& variant, Candidate* out);
 
 // One tile configuration to evaluate. Mirrors ladder::TileConfig (step_api.h).
