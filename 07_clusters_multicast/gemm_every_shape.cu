@@ -19,10 +19,11 @@
 //     box holds only the rows left, and a box wholly outside the matrix is not issued.
 //   * Stream-K: when the last wave of tiles would leave many SMs idle, its k-blocks are
 //     shared out among the clusters in equal runs, and each tile's owner adds the others'
-//     partial sums (schedule.cuh, by the cost rule of stream_k.h).
-//   * When to launch clusters: with no more tiles than SMs a cluster launch is slower than a
-//     plain one (tile_choice.h: launches_clusters); the cluster size is a template parameter
-//     (variants cluster1 and cluster4).
+//     partial sums (schedule.cuh, by the cost rule of stream_k.h, which also charges runs
+//     that read K out of step where the last wave's operands exceed the L2).
+//   * When to launch clusters: with six waves of tiles or fewer a cluster launch is slower
+//     than a plain one (tile_choice.h: launches_clusters); the cluster size is a template
+//     parameter (variants cluster1 and cluster4).
 // Everything outside the VARIANT regions is gemm.cu line for line (common/scripts/exercises.py
 // checks it, and `exercises.py sync` carries gemm.cu's changes over).
 //
@@ -605,12 +606,12 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
         err != cudaSuccess)
         return err;
 
-    // Clusters when there are more tiles than SMs (tile_choice::launches_clusters, README.md
+    // Clusters when there are many waves of tiles (tile_choice::launches_clusters, README.md
     // section 4): a cluster launch places the CTAs of a cluster together in one GPC, and a
     // grid smaller than the GPU then runs slower than with a plain launch. Other problems,
     // and cluster size 1, run gemm_kernel<1, T> with a plain <<<>>> launch.
     const bool clustered =
-        CLUSTER > 1 && tile_choice::launches_clusters(cta_tiles, resident.ctas, plain_grid.x, K);
+        tile_choice::launches_clusters(cta_tiles, resident.ctas, plain_grid.x, K, CLUSTER);
 
     // The tensor maps (tiles.cuh: make_operand_maps). A box: the CTA's BM rows. B box: this
     // CTA's slice, BN/CLUSTER of the BN rows, or all BN without clusters. Each with the edge
@@ -639,10 +640,15 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     // Without clusters every CTA is a cluster of one (%clusterid = %ctaid), and the
     // schedule counts CTA tiles.
     const bool one_tile_row = plain_grid.x == 1;  // stream_k::kOneTileRowHolders
-    const Schedule sched = make_schedule(clustered ? cluster_tiles : static_cast<int>(cta_tiles),
-                                         layout::ceil_div(K, BK),
-                                         clustered ? resident.clusters : resident.ctas,
-                                         share_last_wave, one_tile_row);
+    const int units = clustered ? cluster_tiles : static_cast<int>(cta_tiles);
+    const int slots = clustered ? resident.clusters : resident.ctas;
+    const int unit = clustered ? CLUSTER : 1;  // CTA tiles per schedule unit, down M
+    static_assert(GROUP_M_TILES == tile_choice::kGroupMTiles, "the planner's grouped order is the kernel's");
+    const bool exceeds_l2 = stream_k::last_wave_exceeds_l2(
+        units, slots, clustered ? grid.x : plain_grid.x, grid.y, layout::group_rows_for(GROUP_M_TILES, unit),
+        static_cast<long long>(BM) * unit, BN, K);
+    const Schedule sched = make_schedule(units, layout::ceil_div(K, BK), slots, share_last_wave,
+                                         one_tile_row, exceeds_l2);
     // Where the CTAs that share a tile leave their partials, and the flags (schedule.cuh).
     float* partials = nullptr;
     int* flags = nullptr;

@@ -206,14 +206,16 @@ __device__ __forceinline__ bool fix_up(const Schedule& sched, const WorkUnit& un
 // and a read per further cluster that holds part of a tile. stream_k::sharing_clusters
 // tries every S that cuts the tiles evenly (split-K, S = j*L) and all of the grid (S = G),
 // and keeps the cheapest only where it beats the data-parallel last wave; a problem one tile
-// high, bound by reading B from DRAM, by no more than two clusters per tile.
+// high, bound by reading B from DRAM, by no more than two clusters per tile; runs out of step
+// with one another cost more where the last wave's operands exceed the L2 (exceeds_l2).
 inline Schedule make_schedule(int tiles, int k_blocks, int max_clusters, bool share_last_wave,
-                       bool one_tile_row) {
+                       bool one_tile_row, bool exceeds_l2) {
     Schedule s{tiles, k_blocks, tiles < max_clusters ? tiles : max_clusters, tiles, 0};
     const int leftover = tiles % max_clusters;  // tiles of the last, partial wave
     if (!share_last_wave || leftover == 0) return s;
     if (static_cast<long long>(leftover) * k_blocks > INT_MAX) return s;  // WorkCursor counts in int
-    const int sharing = stream_k::sharing_clusters(leftover, k_blocks, max_clusters, one_tile_row);
+    const int sharing =
+        stream_k::sharing_clusters(leftover, k_blocks, max_clusters, one_tile_row, exceeds_l2);
     if (sharing == 0) return s;
     s.dp_tiles = tiles - leftover;
     s.sk_clusters = sharing;

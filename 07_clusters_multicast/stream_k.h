@@ -3,6 +3,8 @@
 // the kernel as it launches. Plain C++ (host only).
 #pragma once
 
+#include <algorithm>
+
 namespace ladder::stream_k {
 
 // Measured on the H200 (07_clusters_multicast/NOTES.md, section 5), in k-blocks of wgmma
@@ -23,6 +25,59 @@ constexpr long long kPeerKBlocks = 4;
 // alone picks), 20.3 not shared. Such a wave is shared by at most 2 holders per tile.
 constexpr long long kOneTileRowHolders = 2;
 
+// Runs that start and end inside tiles (S not a multiple of L) read K out of step with one
+// another: the clusters on one row of tiles no longer read the same k-block of A at about
+// the same time, nor those on one column the same k-block of B, so the L2 keeps their
+// operands only where all of them fit at once. Where the last wave's rows of A and columns
+// of B, over all of K, exceed kL2Bytes, a shared k-block costs kOutOfStepTenths / 10 more.
+// Measured on the H100 (NOTES.md, "Both input regimes", streamk_l2_bench.log), each shape
+// shared and not shared in one process: 8192x4096x14336 (50 leftover tiles over 66
+// clusters, 110 MB of operands) 0.95x cuBLAS shared against 1.00x not; 8192x4096x8192
+// (63 MB) 0.96x against 1.00x; 4096x4096x14336 (117 MB) 0.84x against 1.00x; but 8192^3
+// (52 MB, runs of half a tile) 1.045x against 1.022x and 8192x8192x12288 (82 MB) 1.041x
+// against 1.024x. A penalty of 2 to 7 tenths of a k-block fits those; 3 keeps sharing
+// where runs are short. Split-K (S a multiple of L) keeps its slices in step. kL2Bytes is
+// the H100's 50 MB (the H200 has 60), a constant so that the planner and the kernel agree.
+constexpr long long kL2Bytes = 50LL << 20;
+constexpr long long kOutOfStepTenths = 3;
+
+// Step 07's grouped tile order (gemm.cu: GROUP_M_TILES CTA-tile rows per band) as far as the
+// last wave needs it: the bytes of A rows and B columns that the last `leftover` of `tiles`
+// tile numbers read over all of K, tiles of unit_rows x unit_columns on a grid of
+// cluster_rows x tiles_n, group_rows rows per band. Tiles in a band go column by column,
+// so a band's run of tiles covers min(count, its rows) rows and a range of columns; later
+// bands start again at column 0.
+inline long long last_wave_operand_bytes(long long tiles, long long leftover, long long cluster_rows,
+                                         long long tiles_n, long long group_rows, long long unit_rows,
+                                         long long unit_columns, long long k) {
+    long long rows = 0, first_lo = -1, first_hi = -1, later_hi = -1;
+    for (long long t = tiles - leftover; t < tiles && leftover > 0;) {
+        const long long band = t / (group_rows * tiles_n);
+        const long long band_first = band * group_rows * tiles_n;
+        const long long band_rows = std::min(group_rows, cluster_rows - band * group_rows);
+        const long long band_end = std::min(tiles, band_first + band_rows * tiles_n);
+        rows += std::min(band_end - t, band_rows);
+        const long long lo = (t - band_first) / band_rows, hi = (band_end - 1 - band_first) / band_rows;
+        if (first_lo < 0) first_lo = lo, first_hi = hi;
+        else later_hi = std::max(later_hi, hi);
+        t = band_end;
+    }
+    // Columns: the first band's [first_lo, first_hi], and [0, later_hi] of the others.
+    const long long columns = later_hi < 0 ? first_hi - first_lo + 1
+                                           : later_hi + 1 + std::max(0LL, first_hi - std::max(first_lo, later_hi + 1) + 1);
+    return (rows * unit_rows + columns * unit_columns) * k * 2;
+}
+
+// Whether the last, partial wave of `tiles` tiles on `max_clusters` clusters reads more A
+// and B than kL2Bytes (the grid and tile as in last_wave_operand_bytes).
+inline bool last_wave_exceeds_l2(long long tiles, long long max_clusters, long long cluster_rows,
+                                 long long tiles_n, long long group_rows, long long unit_rows,
+                                 long long unit_columns, long long k) {
+    if (max_clusters <= 0) return false;
+    return last_wave_operand_bytes(tiles, tiles % max_clusters, cluster_rows, tiles_n, group_rows, unit_rows,
+                                   unit_columns, k) > kL2Bytes;
+}
+
 // Partials the owner of a shared tile adds when S clusters share L tiles' k-blocks: about
 // S/L clusters hold a piece of each tile, one more where S is not a multiple of L and runs
 // straddle tile boundaries.
@@ -41,7 +96,7 @@ struct LastWave {
     long long k_blocks;
 };
 inline LastWave last_wave(long long leftover, long long k_blocks, long long max_clusters,
-                          bool one_tile_row = false) {
+                          bool one_tile_row = false, bool exceeds_l2 = false) {
     LastWave best{0, leftover > 0 ? k_blocks : 0};
     if (leftover <= 0) return best;
     const long long shared_kblocks = leftover * k_blocks;
@@ -51,7 +106,8 @@ inline LastWave last_wave(long long leftover, long long k_blocks, long long max_
         if (one_tile_row && S > kOneTileRowHolders * leftover) break;
         const long long run = (shared_kblocks + S - 1) / S;
         if (run < kMinKBlocks) break;
-        const long long cost = run + kFixupKBlocks + kPeerKBlocks * holders(S, leftover);
+        const long long out_of_step = exceeds_l2 && S % leftover != 0 ? run * kOutOfStepTenths / 10 : 0;
+        const long long cost = run + out_of_step + kFixupKBlocks + kPeerKBlocks * holders(S, leftover);
         if (cost < best.k_blocks) best = {static_cast<int>(S), cost};
         if (S == max_clusters) break;
     }
@@ -60,8 +116,8 @@ inline LastWave last_wave(long long leftover, long long k_blocks, long long max_
 
 // make_schedule's question: how many clusters share the last wave (0: none).
 inline int sharing_clusters(long long leftover, long long k_blocks, long long max_clusters,
-                            bool one_tile_row = false) {
-    return last_wave(leftover, k_blocks, max_clusters, one_tile_row).clusters;
+                            bool one_tile_row = false, bool exceeds_l2 = false) {
+    return last_wave(leftover, k_blocks, max_clusters, one_tile_row, exceeds_l2).clusters;
 }
 
 }  // namespace ladder::stream_k

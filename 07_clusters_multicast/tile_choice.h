@@ -44,31 +44,46 @@ constexpr int stages(Shape s) {
 
 struct Estimate {
     long long tiles;       // CTA tiles of the problem
-    long long waves;       // waves of schedule units (CTAs, or clusters above one wave)
+    long long waves;       // waves of schedule units (CTAs, or clusters where they launch)
     int sharing_clusters;  // clusters that share the last wave (stream-K), 0 for none
     const char* reason;
     bool transposed;       // computed as C^T = B A^T (see choose)
     Shape shape;           // the tile: 64 or 128 rows (one consumer warpgroup per 64)
-    long long units;       // schedule units (cluster tiles above one wave of CTA tiles)
+    long long units;       // schedule units (cluster tiles where clusters launch, else CTA tiles)
     long long slots;       // units that run at once: resident clusters, or CTAs
 };
 
-// Whether step 07 launches clusters (multicasting B) for a problem of `cta_tiles` tiles,
-// `tiles_m` of them down each column, on `slots` SMs, with K columns of A and B:
-//   * above one wave of CTA tiles, where multicast cuts the persistent grid's L2 reads;
-//   * below it only where K % 64 != 0: rows of A and B are then not 128-byte aligned, every
-//     box row straddles two L2 lines, and multicast halves what B costs. Measured on the
-//     H200 (07_clusters_multicast/NOTES.md, section 4): 1000x1992x2056 21.9 us instead of
+// Whether step 07 launches clusters of `cluster` CTAs (multicasting B) for a problem of
+// `cta_tiles` tiles, `tiles_m` of them down each column, on `slots` SMs, with K columns of A
+// and B:
+//   * above kClusterWaves waves of CTA tiles, where multicast cuts the persistent grid's L2
+//     reads over many tiles per SM. Measured on the H100 (NOTES.md, "Both input regimes",
+//     cluster_launch_waves_bench.log), the rule's clusters of 2 against the same tiles
+//     without: 8192^3 (15.5 waves) 1.045x cuBLAS against 1.040x, 8192x8192x256 0.995x
+//     against 0.989x, 6144^3 (8.7) 1.005x against 0.987x on zero inputs; but at 6 waves or
+//     fewer the plain launch wins: 4096^3 (3.9) 0.999x against 0.994x, 6144x4096x384 (5.8)
+//     1.025x against 1.007x, 2304x4096x2048 (3.0) 0.967x against 0.951x, 1536x4096x4096
+//     0.985x against 0.970x, 4096x4096x512 1.000x against 0.975x;
+//   * at or below it only where K % 64 != 0: rows of A and B are then not 128-byte aligned,
+//     every box row straddles two L2 lines, and multicast halves what B costs. Measured on
+//     the H200 (07_clusters_multicast/NOTES.md, section 4): 1000x1992x2056 21.9 us instead of
 //     25.5, 2048x2048x2056 29.3 instead of 35.1, 160x8192x4104 34.0 instead of 43.6. It
-//     takes two rows of tiles, and at least kOddKClusterKBlocks k-blocks: a short K does not
-//     pay for the cluster launch (512x512x520, 9 k-blocks: 8.2 us instead of 7.7).
-// Elsewhere below one wave the cluster launch is slower than a plain one (1536^3: 18.8 us
-// instead of 18.3; 256x8192x4096: 29.3 instead of 28.9).
+//     takes at least kOddKClusterKBlocks k-blocks: a short K does not pay for the cluster
+//     launch (512x512x520, 9 k-blocks: 8.2 us instead of 7.7).
+// Never with fewer rows of tiles than the cluster has CTAs: the cluster tile's other rows
+// would be padding, half the SMs idle (64x28672x4096: 1.034x cuBLAS without clusters, 0.981x
+// with, on the H100).
+constexpr long long kClusterWaves = 6;
 constexpr long long kOddKClusterKBlocks = 16;
-inline bool launches_clusters(long long cta_tiles, long long slots, long long tiles_m, long long k) {
-    if (cta_tiles > slots) return true;
-    return k % 64 != 0 && tiles_m >= 2 && (k + 63) / 64 >= kOddKClusterKBlocks;
+inline bool launches_clusters(long long cta_tiles, long long slots, long long tiles_m, long long k,
+                              long long cluster) {
+    if (cluster <= 1 || tiles_m < cluster) return false;
+    if (cta_tiles > kClusterWaves * slots) return true;
+    return k % 64 != 0 && (k + 63) / 64 >= kOddKClusterKBlocks;
 }
+
+// The rows of CTA tiles a band of step 07's grouped order holds (gemm.cu: GROUP_M_TILES).
+constexpr long long kGroupMTiles = 16;
 
 // The schedule of a tile on a GPU of `sms` SMs with clusters of `cluster` CTAs, as step 07
 // launches it (clusters where launches_clusters says so).
@@ -78,12 +93,16 @@ inline Estimate estimate(long long m, long long n, long long k, int sms, int clu
     const long long tiles_n = (n + tile.columns - 1) / tile.columns;
     const long long tiles = tiles_m * tiles_n;
     const long long unit =  // CTAs per schedule unit
-        cluster > 1 && launches_clusters(tiles, sms, tiles_m, k) ? cluster : 1;
+        launches_clusters(tiles, sms, tiles_m, k, cluster) ? cluster : 1;
     const long long units = ((tiles_m + unit - 1) / unit) * tiles_n;
     const long long slots = sms / unit;  // resident clusters
     const long long leftover = units % slots;
+    const bool exceeds_l2 = stream_k::last_wave_exceeds_l2(
+        units, slots, (tiles_m + unit - 1) / unit, tiles_n, std::max(kGroupMTiles / unit, 1LL),
+        tile.rows * unit, tile.columns, k);
     const int sharing =
-        share_last_wave ? stream_k::last_wave(leftover, (k + 63) / 64, slots, tiles_m == 1).clusters : 0;
+        share_last_wave ? stream_k::last_wave(leftover, (k + 63) / 64, slots, tiles_m == 1, exceeds_l2).clusters
+                        : 0;
     return {tiles, units / slots + (leftover ? 1 : 0), sharing, "", false, tile, units, slots};
 }
 
@@ -138,10 +157,32 @@ constexpr double kFillGain = 0.05;
 // (8192x192x4096: 0.90x against 0.56x).
 constexpr double kPaddingGain = 0.10;
 
+// Few tiles and a long K (at least kLongKBlocks k-blocks), more than one row of 128-row
+// tiles: the widest of 128x256 and 128x128 that still makes kLongKTiles tiles, whose k-blocks
+// stream-K then shares out over the SMs, instead of the small tiles below that fill the SMs
+// with whole tiles but read 2 to 4 times the bytes per FLOP. Measured on the H100 (NOTES.md,
+// "Both input regimes", classes_tiles.csv), every tile forced in one process against cuBLAS:
+// 1024x1024x16384 0.96x in 32 tiles of 128x256 against 0.87x in 64x128; 384x768x16384 0.86x
+// in 18 of 128x128 against 0.54x in 64x64; 256x1024x32768 0.89x against 0.74x; 512x512x16384
+// 0.80x against 0.74x; 256x4096x16384 0.96x against 0.94x. With fewer tiles than that the
+// small tiles stay (256x256x16384: 4 tiles of 128x128 0.62x, 16 of 64x64 0.72x).
+constexpr long long kLongKBlocks = 256;
+constexpr long long kLongKTiles = 16;
+
 // The tile for M x N x K (the problem as computed, after any transpose).
 inline Estimate choose_tile(long long m, long long n, long long k, int sms, int cluster,
                             bool share_last_wave = true) {
     const Estimate large = estimate(m, n, k, sms, cluster, {128, 256}, share_last_wave);
+    if (m > 128 && large.tiles * kQuarter <= sms && (k + 63) / 64 >= kLongKBlocks) {
+        for (const Shape shape : {Shape{128, 256}, Shape{128, 128}}) {
+            Estimate e = estimate(m, n, k, sms, cluster, shape, share_last_wave);
+            if (e.tiles >= kLongKTiles) {
+                e.reason = "few tiles and a long K: the widest tile that makes 16 tiles, whose k-blocks "
+                           "stream-K shares out";
+                return e;
+            }
+        }
+    }
     if (m <= 64 || large.tiles * kQuarter <= sms) {
         Estimate e = estimate(m, n, k, sms, cluster, {64, 64}, share_last_wave);
         const bool one_wave = e.tiles <= sms;

@@ -150,10 +150,13 @@ TEST(PlannerModel, Step07LaunchesAsItsKernelDecides) {
     EXPECT_EQ(p.candidate.stream_k, 128);
     EXPECT_EQ(step_plan(7, "lesson", skinny).candidate.stream_k, 0);  // the lesson never shares
     EXPECT_EQ(step_plan(7, "lesson", skinny).candidate.cluster, 2);   // and always clusters
-    // 4096^3 in clusters of 2: 256 tiles on 66 clusters leave 58; shared by all 66, a run of
-    // 57 k-blocks + 12 + 2 x 4 = 77 is longer than the 64 of a tile: no sharing, clusters stay.
+    // 4096^3: 512 tiles of 128x256 are 3.9 waves of 132 SMs, too few for a cluster launch
+    // (tile_choice::kClusterWaves); 116 tiles left over, shared by all 132 CTAs a run of 57
+    // k-blocks + 12 + 2 x 4 = 77 is longer than the 64 of a tile: no sharing.
     EXPECT_EQ(step_plan(7, "cluster2").candidate.stream_k, 0);
-    EXPECT_EQ(step_plan(7, "cluster2").candidate.cluster, 2);
+    EXPECT_EQ(step_plan(7, "cluster2").candidate.cluster, 1);
+    // 8192^3: 15.5 waves, clusters of 2.
+    EXPECT_EQ(step_plan(7, "cluster2", Problem{8192, 8192, 8192}).candidate.cluster, 2);
     // 1000x1992x2056: 128 tiles of 128x128 (07_clusters_multicast/tile_choice.h), one wave: nothing
     // left over.
     EXPECT_EQ(step_plan(7, "", Problem{1000, 1992, 2056}).candidate.stream_k, 0);
@@ -161,13 +164,17 @@ TEST(PlannerModel, Step07LaunchesAsItsKernelDecides) {
     EXPECT_EQ(step_plan(7, "tile128x256", Problem{1000, 1992, 2056}).candidate.stream_k, 0);
 }
 
-TEST(TileChoice, ClustersAboveOneWaveOrWhereRowsAreNotAligned) {
+TEST(TileChoice, ClustersAboveSixWavesOrWhereRowsAreNotAligned) {
     using ladder::tile_choice::launches_clusters;
-    EXPECT_TRUE(launches_clusters(256, 132, 16, 4096));    // 4096^3 in 128x256: 2 waves
-    EXPECT_FALSE(launches_clusters(128, 132, 8, 2048));    // 1000x1992x2048: one wave, aligned
-    EXPECT_TRUE(launches_clusters(128, 132, 8, 2056));     // 1000x1992x2056: rows 4112 bytes apart
-    EXPECT_FALSE(launches_clusters(64, 132, 1, 4104));     // one row of tiles: no pair to share B
-    EXPECT_FALSE(launches_clusters(64, 132, 8, 520));      // 512x512x520: 9 k-blocks, too short
+    EXPECT_TRUE(launches_clusters(2048, 132, 64, 8192, 2));  // 8192^3 in 128x256: 15.5 waves
+    EXPECT_TRUE(launches_clusters(1152, 132, 48, 6144, 2));  // 6144^3: 8.7 waves
+    EXPECT_FALSE(launches_clusters(512, 132, 32, 4096, 2));  // 4096^3: 3.9 waves, a plain launch
+    EXPECT_FALSE(launches_clusters(2048, 132, 64, 8192, 1)); // cluster size 1
+    EXPECT_FALSE(launches_clusters(128, 132, 8, 2048, 2));   // 1000x1992x2048: one wave, aligned
+    EXPECT_TRUE(launches_clusters(128, 132, 8, 2056, 2));    // 1000x1992x2056: rows 4112 bytes apart
+    EXPECT_FALSE(launches_clusters(64, 132, 1, 4104, 2));    // one row of tiles: no pair to share B
+    EXPECT_FALSE(launches_clusters(896, 132, 1, 4096, 2));   // 64x28672x4096 in 64x128: one row either
+    EXPECT_FALSE(launches_clusters(64, 132, 8, 520, 2));     // 512x512x520: 9 k-blocks, too short
     // The planner predicts the launch the kernel makes.
     EXPECT_EQ(step_plan(7, "", Problem{1000, 1992, 2056}).candidate.cluster, 2);
     EXPECT_EQ(step_plan(7, "", Problem{1000, 1992, 2048}).candidate.cluster, 1);
@@ -205,13 +212,51 @@ TEST(PlannerModel, ASharedTilePaysForItsPartials) {
                 partial / (m.store16_tbps * 1e3 / m.sm_count) + 1 * partial / m.tma_one_sm_gbps, 1e-6);
     EXPECT_NEAR(shared.prediction.tile_ns, 32 * shared.prediction.kblock_ns + shared.prediction.epilogue_ns, 1e-6);
     EXPECT_LT(shared.prediction.total_us, whole.prediction.total_us);
-    // With whole waves before it, only the last wave is shared: 8192x4096x14336 in clusters
-    // of 2 is 512 tiles on 66 clusters, 7 whole tiles each, then 50 x 224 k-blocks shared by
-    // all 66 in runs of 170 (170 + 12 + 2 x 4 = 190 < 224).
-    const Prediction big = step_plan(7, "", Problem{8192, 4096, 14336}).prediction;
-    EXPECT_EQ(step_plan(7, "", Problem{8192, 4096, 14336}).candidate.stream_k, 66);
-    EXPECT_EQ(big.rounds, 8);
-    EXPECT_NEAR(big.tile_ns, 170 * big.kblock_ns + big.epilogue_ns, 1e-6);
+    // With whole waves before it, only the last wave is shared: 8192^3 in clusters of 2 is
+    // 1024 tiles on 66 clusters, 15 whole tiles each, then 34 x 128 k-blocks shared by all 66
+    // in runs of 66 (66 + 19 out of step + 12 + 2 x 4 = 105 < 128).
+    const Prediction big = step_plan(7, "", Problem{8192, 8192, 8192}).prediction;
+    EXPECT_EQ(step_plan(7, "", Problem{8192, 8192, 8192}).candidate.stream_k, 66);
+    EXPECT_EQ(big.rounds, 16);
+    EXPECT_NEAR(big.tile_ns, 66 * big.kblock_ns + big.epilogue_ns, 1e-6);
+    // 8192x4096x14336: 50 tiles of 224 k-blocks left over, whose operands (110 MB) exceed the
+    // L2: runs of 170 cost 170 + 51 + 20 = 241 > 224, and the last wave stays whole.
+    EXPECT_EQ(step_plan(7, "", Problem{8192, 4096, 14336}).candidate.stream_k, 0);
+}
+
+TEST(StreamK, RunsOutOfStepPayWhereTheLastWaveExceedsTheL2) {
+    using namespace ladder::stream_k;
+    // 8192x4096x14336 in clusters of 2 (256 x 256 per cluster tile): 32 x 16 cluster tiles,
+    // bands of 8 rows; the last 50 cover 8 rows and columns 9..15 of the last band.
+    EXPECT_EQ(last_wave_operand_bytes(512, 50, 32, 16, 8, 256, 256, 14336), (8 + 7) * 256LL * 14336 * 2);
+    EXPECT_TRUE(last_wave_exceeds_l2(512, 66, 32, 16, 8, 256, 256, 14336));
+    // 6144^3: the last 48 of 24 x 24 cover 8 rows and 6 columns, 44 MB: within the L2.
+    EXPECT_EQ(last_wave_operand_bytes(576, 48, 24, 24, 8, 256, 256, 6144), (8 + 6) * 256LL * 6144 * 2);
+    EXPECT_FALSE(last_wave_exceeds_l2(576, 66, 24, 24, 8, 256, 256, 6144));
+    // Across bands: tiles 10..39 of a 5 x 8 grid in bands of 2 rows cover all 5 rows and 8
+    // columns (the first band's columns 5..7 lie inside the later bands' 0..7).
+    EXPECT_EQ(last_wave_operand_bytes(40, 30, 5, 8, 2, 1, 1, 1), (5 + 8) * 2);
+    // Out of step beyond the L2: 50 x 224 k-blocks on 66 clusters stay whole; within it, or
+    // for runs of half a tile (8192^3: 34 x 128), they are shared.
+    EXPECT_EQ(sharing_clusters(50, 224, 66, false, true), 0);
+    EXPECT_EQ(sharing_clusters(50, 224, 66, false, false), 66);
+    EXPECT_EQ(sharing_clusters(34, 128, 66, false, true), 66);
+    // Split-K keeps its slices in step: 16 tiles of 256 k-blocks on 132 CTAs, 8 slices each.
+    EXPECT_EQ(sharing_clusters(16, 256, 132, false, true), sharing_clusters(16, 256, 132, false, false));
+}
+
+TEST(TileChoice, FewTilesAndALongKTakeTheWidestTileThatMakesSixteen) {
+    using ladder::tile_choice::choose;
+    const auto tile = [](long long m, long long n, long long k) {
+        const auto e = choose(m, n, k, 132, 2);
+        return std::to_string(e.shape.rows) + "x" + std::to_string(e.shape.columns);
+    };
+    EXPECT_EQ(tile(1024, 1024, 16384), "128x256");  // 32 tiles
+    EXPECT_EQ(tile(384, 768, 16384), "128x128");    // 18 tiles (128x256: 9)
+    EXPECT_EQ(tile(512, 512, 16384), "128x128");    // 16 tiles
+    EXPECT_EQ(tile(256, 256, 16384), "64x64");      // 128x128 would make 4: the small tiles stay
+    EXPECT_EQ(tile(1024, 1024, 8192), "64x128");    // K too short for the rule
+    EXPECT_EQ(tile(128, 8192, 16384), "64x128");    // one row of 128-row tiles: the rules below
 }
 
 TEST(PlannerModel, DramReadsBoundTheLoopsNotTheEpilogue) {

@@ -11,16 +11,18 @@
 namespace ladder::cli {
 
 std::vector<Shape> check_shapes() {
-    // The last three make step 07 share k-blocks among clusters (stream-K, see its
-    // make_schedule): 8704x512x8192 is 68 pairs of 128x256 tiles, two more than the 66
-    // clusters of two an H100 or H200 holds, so after one whole wave the last two tiles are
-    // cut into 5 slices each over 10 clusters; 27136x256x8192 leaves 40 tiles for 66
-    // clusters, whose runs of k-blocks straddle tile boundaries; 1280x2560x8192 (100 tiles,
-    // fewer than SMs: no cluster launch) shares them among all 132 CTAs the same way.
+    // The last five exercise step 07's launch rules (tile_choice.h, its make_schedule):
+    // 8704x512x8192 runs as C^T in 244 tiles of 128x144, 1.8 waves, nothing shared;
+    // 27136x256x8192 is 212 tiles of 128x256, 1.6 waves: no cluster launch, and the 80 left
+    // over are shared by all 132 CTAs in runs that straddle tile boundaries; 1280x2560x8192
+    // is one wave of 120 tiles of 128x224. Above six waves the default launches clusters of
+    // 2: 8192^3 leaves 34 cluster tiles for 66 clusters, shared in runs of half a tile, and
+    // 6145x6344x1032 (49 x 29 tiles of 128x224) has a last row of tiles one row high, a last
+    // column whose second B slice lies wholly outside B (not loaded), and a K tail.
     return {{1, 1, 8},          {127, 129, 72},    {256, 256, 256},
             {1000, 1992, 2056}, {8192, 64, 1024},  {64, 8192, 1024},
             {4096, 4096, 4096}, {8704, 512, 8192}, {27136, 256, 8192},
-            {1280, 2560, 8192}};
+            {1280, 2560, 8192}, {8192, 8192, 8192}, {6145, 6344, 1032}};
 }
 
 std::vector<Shape> default_bench_shapes() {
@@ -51,19 +53,54 @@ std::vector<Shape> quick_bench_shapes() {
 
 std::vector<Shape> small_shapes() {
     // 256x500x4096 is 4 tiles of 128x256 with 64 k-blocks each: step 07 cuts each tile's
-    // k-blocks into 4 slices over 16 CTAs (stream-K), with direct stores (N % 8 != 0). The last has more tiles
-    // (17 x 9) than an H100 or H200 has SMs: step 07 runs it with clusters, so the sanitizer
-    // sees remote arrivals and multicast too. Step 07 gives 150x4096x72 its 64x160 tile (as
+    // k-blocks into 4 slices over 16 CTAs (stream-K), with direct stores (N % 8 != 0).
+    // 2049x2303x72 has 17 x 9 tiles of 128x256: step 07's lesson (a variant, as every variant
+    // runs here) launches it in clusters, so the sanitizer sees remote arrivals and multicast
+    // too; the default runs its 1.2 waves without (tile_choice::launches_clusters, whose
+    // clustered edges the check shapes cover). Step 07 gives 150x4096x72 its 64x160 tile (as
     // C^T) and 1536x1536x72 its 128x144 tile, whose last 16 columns are stored directly.
-    // 2049x2088x72 runs 187 tiles of 128x192 in clusters: the last column of tiles holds 168
-    // of N's columns, so the B slice that holds C's last column is an edge box (72 rows of
-    // 96 in clusters of 2, 24 of 48 in clusters of 4) that every CTA of the cluster receives.
+    // 2049x2088x72 forced to 128x192 (--tile) is 187 tiles: the last column of tiles holds 168
+    // of N's columns, so its B box is an edge box of 168 rows.
     // 4096x192x72 runs two columns of 64x96 tiles (the last 32 columns stored directly), and
     // 176x4096x72 three rows of 64x192 tiles as given, the last row's A box 48 rows. (Every
     // variant and tile runs every shape here: --tile 128x224 runs that tile on all of them.)
     return {{1, 1, 8},         {127, 129, 72},   {129, 257, 200},  {256, 256, 256}, {64, 64, 520},
             {256, 500, 4096},  {2049, 2303, 72}, {150, 4096, 72}, {1536, 1536, 72},
             {2049, 2088, 72},  {4096, 192, 72},  {176, 4096, 72}};
+}
+
+std::vector<Shape> contract_shapes() {
+    // Step 07's contract sweep, 94 shapes: a short side of 16 to 256 against 4096x4096,
+    // 8192x4096, 14336x4096 and 8192x8192 (the short side as M, then as N), then squares and
+    // odd sizes of 640 to 4000 that make one to a few waves.
+    std::vector<Shape> shapes;
+    for (long long side : {16, 32, 48, 64, 96, 128, 160, 192, 224, 256})
+        for (const Shape& other : {Shape{0, 4096, 4096}, Shape{0, 8192, 4096}, Shape{0, 14336, 4096},
+                                   Shape{0, 8192, 8192}}) {
+            shapes.push_back({side, other.N, other.K});
+            shapes.push_back({other.N, side, other.K});
+        }
+    for (const Shape& s : std::vector<Shape>{
+            {640, 640, 640}, {768, 768, 768}, {896, 896, 896}, {1280, 1280, 1280},
+            {1792, 1792, 1792}, {1000, 1000, 1000}, {2000, 3000, 1496}, {1500, 2500, 3000},
+            {3072, 1024, 2048}, {1024, 3072, 2048}, {2304, 2304, 2304}, {2560, 2560, 2560},
+            {1920, 1080, 4096}, {4000, 4000, 4000}})
+        shapes.push_back(s);
+    return shapes;
+}
+
+std::vector<Shape> class_shapes() {
+    // Six shapes of each class where step 07 once trailed cuBLAS: few tiles with a long K;
+    // a short K on a mid-size or large M x N; a short M with a long K; and problems of one to
+    // six waves, where a cluster launch cost more than it saved (4096x4096x14336 also
+    // stream-K's out-of-step runs).
+    return {
+            {256, 256, 16384}, {512, 512, 16384}, {384, 768, 16384}, {256, 1024, 32768},
+            {1024, 1024, 16384}, {128, 512, 32768}, {4096, 4096, 256}, {4096, 4096, 512},
+            {8192, 8192, 256}, {6144, 4096, 384}, {2048, 8192, 512}, {3000, 5000, 448},
+            {64, 4096, 16384}, {128, 8192, 16384}, {256, 4096, 16384}, {32, 14336, 16384},
+            {192, 8192, 16384}, {96, 4096, 32768}, {2048, 2048, 2048}, {64, 28672, 4096},
+            {128, 28672, 4096}, {2304, 4096, 2048}, {1536, 4096, 4096}, {4096, 4096, 14336}};
 }
 
 std::vector<std::string> compared_variants(int step) {
@@ -130,6 +167,8 @@ bool parse_sizes(const std::string& text, std::vector<Shape>* out, std::string* 
     if (text == "quick") { *out = quick_bench_shapes(); return true; }
     if (text == "small") { *out = small_shapes(); return true; }
     if (text == "check") { *out = check_shapes(); return true; }
+    if (text == "contract") { *out = contract_shapes(); return true; }
+    if (text == "classes") { *out = class_shapes(); return true; }
     std::vector<Shape> shapes;
     size_t start = 0;
     while (start <= text.size()) {
@@ -334,7 +373,8 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
 
 std::string usage(const char* program) {
     return std::string("usage: ") + program +
-           " [--check] [--bench] [--m M --n N --k K | --sizes default|short|quick|small|check|LIST]\n"
+           " [--check] [--bench] [--m M --n N --k K |\n"
+           "       --sizes default|short|quick|small|check|contract|classes|LIST]\n"
            "       [--variant NAME | --variants all|compared|default | --tile RxC|all] [--csv FILE]\n"
            "       [--seed S] [--runs 20..100000] [--reference cublas|cpu] [--inputs uniform|zero]\n"
            "       [--regime cool|sustained [--regime-seconds S]] [--timeline FILE]\n"

@@ -71,6 +71,11 @@ std::vector<std::string> compared_variants(int step);
 bool selects_variant(const Options& o, int step, const std::string& name, bool is_default);
 // Small shapes for compute-sanitizer runs (edges, a K tail, a single element).
 std::vector<Shape> small_shapes();
+// Step 07's contract sweep (94 shapes: skinny problems, squares and odd sizes of a few waves).
+std::vector<Shape> contract_shapes();
+// Shapes of the four classes where step 07 once trailed cuBLAS (few tiles with a long K,
+// a short K, a short M with a long K, one to six waves).
+std::vector<Shape> class_shapes();
 
 // Parses "4096" (a cube) or "MxNxK", comma-separated, or one of the set names above.
 bool parse_sizes(const std::string& text, std::vector<Shape>* out, std::string* error);

@@ -85,7 +85,7 @@ bool step_candidate(int number, const std::string& variant, Candidate* out) {
 }
 
 // Step 07's default variant (gemm_every_shape.cu) chooses its launch per shape: clusters where
-// tile_choice::launches_clusters says so (more tiles than SMs, or rows of A and B not 128-byte
+// tile_choice::launches_clusters says so (more than six waves of tiles, or rows of A and B not 128-byte
 // aligned), and the L tiles of the last, partial wave have their k-blocks laid end to end and
 // shared by S clusters (stream-K) where stream_k::sharing_clusters (stream_k.h, the kernel's
 // own rule) says so. It also computes C^T = B A^T for a problem of few columns (tile_choice.h):
@@ -116,7 +116,8 @@ Candidate step07_launch(const Machine& machine, const std::string& variant, Prob
     c.threads = (c.consumer_warpgroups + 1) * 128;
     c.stages = tile_choice::stages(tile);
     const long long cta_tiles = ceil_div(problem.m, c.bm) * ceil_div(problem.n, c.bn);
-    if (!tile_choice::launches_clusters(cta_tiles, machine.sm_count, ceil_div(problem.m, c.bm), problem.k))
+    if (!tile_choice::launches_clusters(cta_tiles, machine.sm_count, ceil_div(problem.m, c.bm), problem.k,
+                                        c.cluster))
         c.cluster = 1;
     if (machine.sm_count < c.cluster) return c;
     const long long tiles = ceil_div(ceil_div(problem.m, c.bm), c.cluster) * ceil_div(problem.n, c.bn);
@@ -124,7 +125,11 @@ Candidate step07_launch(const Machine& machine, const std::string& variant, Prob
     const long long leftover = tiles % resident, k_blocks = ceil_div(problem.k, c.bk);
     if (leftover == 0) return c;
     const bool one_tile_row = ceil_div(problem.m, c.bm) == 1;
-    const int sharing = stream_k::sharing_clusters(leftover, k_blocks, resident, one_tile_row);
+    const bool exceeds_l2 = stream_k::last_wave_exceeds_l2(
+        tiles, resident, ceil_div(ceil_div(problem.m, c.bm), c.cluster), ceil_div(problem.n, c.bn),
+        std::max(tile_choice::kGroupMTiles / c.cluster, 1LL), static_cast<long long>(c.bm) * c.cluster, c.bn,
+        problem.k);
+    const int sharing = stream_k::sharing_clusters(leftover, k_blocks, resident, one_tile_row, exceeds_l2);
     if (sharing > 0) c.stream_k = sharing;
     return c;
 }
