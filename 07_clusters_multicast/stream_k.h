@@ -30,8 +30,8 @@ constexpr long long kOneTileRowHolders = 2;
 // the same time, nor those on one column the same k-block of B, so the L2 keeps their
 // operands only where all of them fit at once. Where the last wave's rows of A and columns
 // of B, over all of K, exceed kL2Bytes, a shared k-block costs kOutOfStepTenths / 10 more.
-// Measured on the H100 (NOTES.md, "Both input regimes", streamk_l2_bench.log), each shape
-// shared and not shared in one process: 8192x4096x14336 (50 leftover tiles over 66
+// Measured on the H100 (NOTES.md, "Both input regimes"; results/h100/step07_ablations.csv),
+// each shape shared and not shared in one process: 8192x4096x14336 (50 leftover tiles over 66
 // clusters, 110 MB of operands) 0.95x cuBLAS shared against 1.00x not; 8192x4096x8192
 // (63 MB) 0.96x against 1.00x; 4096x4096x14336 (117 MB) 0.84x against 1.00x; but 8192^3
 // (52 MB, runs of half a tile) 1.045x against 1.022x and 8192x8192x12288 (82 MB) 1.041x

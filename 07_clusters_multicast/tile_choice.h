@@ -57,8 +57,8 @@ struct Estimate {
 // `cta_tiles` tiles, `tiles_m` of them down each column, on `slots` SMs, with K columns of A
 // and B:
 //   * above kClusterWaves waves of CTA tiles, where multicast cuts the persistent grid's L2
-//     reads over many tiles per SM. Measured on the H100 (NOTES.md, "Both input regimes",
-//     cluster_launch_waves_bench.log), the rule's clusters of 2 against the same tiles
+//     reads over many tiles per SM. Measured on the H100 (NOTES.md, "Both input regimes";
+//     results/h100/step07_ablations.csv), the rule's clusters of 2 against the same tiles
 //     without: 8192^3 (15.5 waves) 1.045x cuBLAS against 1.040x, 8192x8192x256 0.995x
 //     against 0.989x, 6144^3 (8.7) 1.005x against 0.987x on zero inputs; but at 6 waves or
 //     fewer the plain launch wins: 4096^3 (3.9) 0.999x against 0.994x, 6144x4096x384 (5.8)
@@ -161,7 +161,8 @@ constexpr double kPaddingGain = 0.10;
 // tiles: the widest of 128x256 and 128x128 that still makes kLongKTiles tiles, whose k-blocks
 // stream-K then shares out over the SMs, instead of the small tiles below that fill the SMs
 // with whole tiles but read 2 to 4 times the bytes per FLOP. Measured on the H100 (NOTES.md,
-// "Both input regimes", classes_tiles.csv), every tile forced in one process against cuBLAS:
+// "Both input regimes"; results/h100/class_shapes_tiles.csv), every tile forced in one
+// process against cuBLAS:
 // 1024x1024x16384 0.96x in 32 tiles of 128x256 against 0.87x in 64x128; 384x768x16384 0.86x
 // in 18 of 128x128 against 0.54x in 64x64; 256x1024x32768 0.89x against 0.74x; 512x512x16384
 // 0.80x against 0.74x; 256x4096x16384 0.96x against 0.94x. With fewer tiles than that the

@@ -9,9 +9,11 @@
 #                the planner's predictions in the benchmark then use
 #   --regimes    also time step 07 and cuBLAS cool (after an idle pause) and sustained (a
 #                minute back to back) at 4096^3 and 8192^3: results/regimes.csv
-#   --inputs     also time step 07 (default and lesson) and cuBLAS at the headline shapes on
-#                uniform inputs (the power-capped regime) and on zero inputs (the clock stays
-#                at its boost): results/input_regimes.csv
+#   --inputs     also time step 07 (default, cluster1 and lesson) and cuBLAS at the headline
+#                shapes on uniform inputs (the power-capped regime) and on zero inputs (the
+#                clock stays at its boost): results/input_regimes.csv; and the contract sweep
+#                and the class shapes (step-7 --sizes contract|classes) in both regimes:
+#                results/contract_sweep.csv, results/class_shapes.csv
 #   --timeline   also build with -DLADDER_TIMELINE=ON, record steps 03-07 and draw the charts
 #   --exercises  also build the exercise configuration: the stubs must fail (with hints),
 #                the solutions must pass the same exercise-N tests
@@ -89,11 +91,24 @@ if [ $inputs = 1 ]; then
   rm -f "$results/input_regimes.csv"
   headline=4096,6144,8192,8192x4096x4096,8192x14336x4096,8192x4096x14336,8192x28672x8192
   for in in uniform zero; do
-    for variant in cluster2 lesson; do
+    for variant in cluster2 cluster1 lesson; do
       ./$build/step-7 --bench --variant $variant --sizes $headline --inputs $in \
         --csv "$results/input_regimes.csv" 2>&1 | grep -E "^bench|FAIL|wrong"
     done
   done 2>&1 | sed 's/clusters_multicast://' | tee -a "$OUT/input_regimes.log"
+  # The contract sweep and the four classes of shapes (step-7 --sizes contract|classes): the
+  # default, and on uniform inputs the variants it must not trail, each in its own process.
+  rm -f "$results/contract_sweep.csv" "$results/class_shapes.csv"
+  for in in uniform zero; do
+    for variant in cluster2 cluster1 lesson; do
+      [ $in = zero ] && [ $variant != cluster2 ] && continue
+      ./$build/step-7 --bench --variant $variant --sizes contract --inputs $in \
+        --csv "$results/contract_sweep.csv" >"$OUT/contract_${in}_$variant.log" 2>&1
+      ./$build/step-7 --bench --variant $variant --sizes classes --inputs $in \
+        --csv "$results/class_shapes.csv" >"$OUT/classes_${in}_$variant.log" 2>&1
+    done
+  done
+  grep -hE "FAIL|wrong" "$OUT"/contract_*.log "$OUT"/classes_*.log | tee -a "$OUT/input_regimes.log"
 fi
 
 if [ $timeline = 1 ]; then
