@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <climits>
 
 namespace ladder::stream_k {
 
@@ -65,7 +66,8 @@ inline long long last_wave_operand_bytes(long long tiles, long long leftover, lo
     // Columns: the first band's [first_lo, first_hi], and [0, later_hi] of the others.
     const long long columns = later_hi < 0 ? first_hi - first_lo + 1
                                            : later_hi + 1 + std::max(0LL, first_hi - std::max(first_lo, later_hi + 1) + 1);
-    return (rows * unit_rows + columns * unit_columns) * k * 2;
+    const long long elements = rows * unit_rows + columns * unit_columns;  // rows of A and B
+    return elements > LLONG_MAX / 2 / std::max(k, 1LL) ? LLONG_MAX : elements * k * 2;
 }
 
 // Whether the last, partial wave of `tiles` tiles on `max_clusters` clusters reads more A

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -236,6 +237,8 @@ TEST(StreamK, RunsOutOfStepPayWhereTheLastWaveExceedsTheL2) {
     // Across bands: tiles 10..39 of a 5 x 8 grid in bands of 2 rows cover all 5 rows and 8
     // columns (the first band's columns 5..7 lie inside the later bands' 0..7).
     EXPECT_EQ(last_wave_operand_bytes(40, 30, 5, 8, 2, 1, 1, 1), (5 + 8) * 2);
+    // Sizes at the contract's limits saturate instead of overflowing.
+    EXPECT_EQ(last_wave_operand_bytes(100, 50, 10, 10, 8, 1LL << 31, 1LL << 31, 1LL << 31), LLONG_MAX);
     // Out of step beyond the L2: 50 x 224 k-blocks on 66 clusters stay whole; within it, or
     // for runs of half a tile (8192^3: 34 x 128), they are shared.
     EXPECT_EQ(sharing_clusters(50, 224, 66, false, true), 0);
