@@ -3,8 +3,7 @@
 // schedule is the persistent grid's, not Hopper's, and the kernel only asks it for the
 // next piece of work (WorkCursor), where to put a partial tile and when one is ready.
 //   device: Schedule, WorkUnit, WorkCursor; partial_holders, partial_slot, publish_partial,
-//           await_partial, hand_over_partial, add_partials, fix_up (the fix-up of a shared
-//           tile)
+//           hand_over_partial, add_partials, fix_up (the fix-up of a shared tile)
 //   host:   sm_count and resident_grid (the grid's size), make_schedule (from the cost rule
 //           of 07_clusters_multicast/stream_k.h), stream_k_workspace (where the partials go)
 #pragma once
@@ -110,24 +109,14 @@ __device__ __forceinline__ float4* partial_slot(float* partials, int cta, int co
 // cuda::atomic_ref). The writer's 128 threads store, meet at the warpgroup's named barrier,
 // and one thread raises the flag with a release store at device scope: everything the
 // warpgroup wrote before the barrier is visible to whoever acquires the flag. The reader
-// spins with acquire loads, lowers the flag again for the next launch, and releases its
-// warpgroup through the same barrier before anyone reads. Partials are read with ld.cg
-// (L2, not the SM's L1, which is not coherent with other SMs' stores).
+// (add_partials) spins with acquire loads, lowers the flag again for the next launch, and
+// releases its warpgroup through the same barrier before anyone reads. Partials are read
+// with ld.cg (L2, not the SM's L1, which is not coherent with other SMs' stores).
 template <int WARPGROUP_THREADS>
 __device__ __forceinline__ void publish_partial(int* flag, int barrier_id, int thread_in_wg) {
     named_barrier_sync(barrier_id, WARPGROUP_THREADS);
     if (thread_in_wg == 0)
         cuda::atomic_ref<int, cuda::thread_scope_device>(*flag).store(1, cuda::memory_order_release);
-}
-template <int WARPGROUP_THREADS>
-__device__ __forceinline__ void await_partial(int* flag, int barrier_id, int thread_in_wg) {
-    if (thread_in_wg == 0) {
-        cuda::atomic_ref<int, cuda::thread_scope_device> ready(*flag);
-        SpinGuard guard;
-        while (ready.load(cuda::memory_order_acquire) == 0) guard.check("stream-K partial flag");
-        ready.store(0, cuda::memory_order_relaxed);
-    }
-    named_barrier_sync(barrier_id, WARPGROUP_THREADS);
 }
 
 // A consumer's piece of a tile that another cluster finishes: its accumulators into its
@@ -147,32 +136,56 @@ __device__ __forceinline__ void hand_over_partial(float* partials, int* flags, i
 }
 
 // The owner of a shared tile adds the partials of the next `holders` clusters (the CTA of
-// its own rank in each) in order, up to sixteen 16-byte loads in flight per thread at a
-// time (64 registers: all of a 64x128 partial at once, half of a 64x256 or 64x192 one). The
-// owner waits out each round trip to L2, so the bytes in flight set the fix-up's speed.
+// its own rank in each). The holders finish their runs at about the same time, so the owner
+// does not take them one by one: it waits for all their flags at once (thread h - 1 of the
+// warpgroup watches holder h's), then reads the partials with as many 16-byte loads in
+// flight per thread as its registers allow (IN_FLIGHT float4 of one partial, from up to
+// HOLDERS_IN_FLIGHT holders at a time: 64 registers beside 128 accumulators, 128 beside 64
+// or fewer). Each round trip to L2 then brings several partials, not one. The sums are
+// still added holder after holder, in cluster order, so the bits do not change from run to
+// run (nor from the one-by-one order they replace).
 template <class T, int CLUSTER, int WARPGROUP_THREADS>
 __device__ __forceinline__ void add_partials(float* partials, int* flags, int cluster_id, int rank,
                                              int holders, int consumer, int barrier_id,
                                              int thread_in_wg, float (&acc)[T::ACC_REGS]) {
     constexpr int ACC_REGS = T::ACC_REGS;
     constexpr int IN_FLIGHT = ACC_REGS / 4 <= 16 ? ACC_REGS / 4 : ACC_REGS / 8;
+    constexpr int BUDGET = ACC_REGS <= 64 ? 32 : 16;  // float4 loads in flight per thread
+    constexpr int HOLDERS_IN_FLIGHT = BUDGET / IN_FLIGHT > 0 ? BUDGET / IN_FLIGHT : 1;
     static_assert((ACC_REGS / 4) % IN_FLIGHT == 0, "whole rounds of loads");
-    for (int h = 1; h <= holders; ++h) {
-        const int peer = (cluster_id + h) * CLUSTER + rank;
-        await_partial<WARPGROUP_THREADS>(&flags[peer * T::CONSUMER_WARPGROUPS + consumer], barrier_id,
-                                         thread_in_wg);
-        const float4* slot = partial_slot<T>(partials, peer, consumer);
+    static_assert(HOLDERS_IN_FLIGHT * IN_FLIGHT <= BUDGET, "loads in flight within the budget");
+    auto peer_of = [&](int h) { return (cluster_id + h) * CLUSTER + rank; };
+    for (int h = 1 + thread_in_wg; h <= holders; h += WARPGROUP_THREADS) {
+        cuda::atomic_ref<int, cuda::thread_scope_device> ready(
+            flags[peer_of(h) * T::CONSUMER_WARPGROUPS + consumer]);
+        SpinGuard guard;
+        while (ready.load(cuda::memory_order_acquire) == 0) guard.check("stream-K partial flag");
+        ready.store(0, cuda::memory_order_relaxed);  // lowered for the next launch
+    }
+    // Every flag seen by some thread of the warpgroup before any thread reads a partial.
+    named_barrier_sync(barrier_id, WARPGROUP_THREADS);
+    for (int h0 = 1; h0 <= holders; h0 += HOLDERS_IN_FLIGHT) {
 #pragma unroll
         for (int q0 = 0; q0 < ACC_REGS / 4; q0 += IN_FLIGHT) {
-            float4 v[IN_FLIGHT];
+            float4 v[HOLDERS_IN_FLIGHT][IN_FLIGHT];
 #pragma unroll
-            for (int i = 0; i < IN_FLIGHT; ++i) v[i] = __ldcg(&slot[(q0 + i) * WARPGROUP_THREADS + thread_in_wg]);
+            for (int g = 0; g < HOLDERS_IN_FLIGHT; ++g) {
+                if (h0 + g > holders) break;
+                const float4* slot = partial_slot<T>(partials, peer_of(h0 + g), consumer);
 #pragma unroll
-            for (int i = 0; i < IN_FLIGHT; ++i) {
-                acc[4 * (q0 + i)] += v[i].x;
-                acc[4 * (q0 + i) + 1] += v[i].y;
-                acc[4 * (q0 + i) + 2] += v[i].z;
-                acc[4 * (q0 + i) + 3] += v[i].w;
+                for (int i = 0; i < IN_FLIGHT; ++i)
+                    v[g][i] = __ldcg(&slot[(q0 + i) * WARPGROUP_THREADS + thread_in_wg]);
+            }
+#pragma unroll
+            for (int g = 0; g < HOLDERS_IN_FLIGHT; ++g) {
+                if (h0 + g > holders) break;
+#pragma unroll
+                for (int i = 0; i < IN_FLIGHT; ++i) {
+                    acc[4 * (q0 + i)] += v[g][i].x;
+                    acc[4 * (q0 + i) + 1] += v[g][i].y;
+                    acc[4 * (q0 + i) + 2] += v[g][i].z;
+                    acc[4 * (q0 + i) + 3] += v[g][i].w;
+                }
             }
         }
     }

@@ -150,8 +150,14 @@ constexpr long long kQuarter = 4;
 // 128x4096x8192 25.0-25.1 us (1.12x) instead of 29.8-29.9 (0.94-0.95x); 112 and 100 rows
 // 3-5% faster. Not at half a wave (128x2048x4096: 15.7-15.8 us against 14.1 in 64 tiles of
 // 64x64, the fix-up costing what the split saves), nor at 64 rows, where half of each
-// 128x64 tile is padding (4096x64x4096 0.79x against 0.89x).
+// 128x64 tile is padding (4096x64x4096 0.79x against 0.89x). Nor where K is at most
+// kLongSide: there the split's fix-up costs more than the second read of B saves. Measured
+// on the H100 (NOTES.md, "Both input regimes"; results/h100/skinny_tiles.csv), each tile in
+// one process against cuBLAS: 128x4096x4096 19.1 us (0.97x) in 128 tiles of 64x64 against
+// 21.1 (0.89x) in 128x64; 4096x128x4096 (C^T) 19.7 us (0.94x) against 21.4 (0.87x).
 constexpr long long kTwoConsumerRows = 96;
+// A long side, or a long K (short_side_tile below, and the 128x64 rule above).
+constexpr long long kLongSide = 4096;
 constexpr double kFillGain = 0.05;
 // Where every tile makes one wave, 128x192 replaces 128x128 when it pads N by this much less
 // (8192x192x4096: 0.90x against 0.56x).
@@ -188,10 +194,10 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
         Estimate e = estimate(m, n, k, sms, cluster, {64, 64}, share_last_wave);
         const bool one_wave = e.tiles <= sms;
         if (!one_wave) e = estimate(m, n, k, sms, cluster, {64, 128}, share_last_wave);
-        if (one_wave && e.tiles * 2 > sms && m > kTwoConsumerRows && m <= 128) {
+        if (one_wave && e.tiles * 2 > sms && m > kTwoConsumerRows && m <= 128 && k > kLongSide) {
             e = estimate(m, n, k, sms, cluster, {128, 64}, share_last_wave);
-            e.reason = "128x256 tiles would fill at most a quarter of the SMs, and M of 97 to 128 fits "
-                       "one row of 128x64 tiles, two consumers each";
+            e.reason = "128x256 tiles would fill at most a quarter of the SMs, and M of 97 to 128 with K "
+                       "over 4096 fits one row of 128x64 tiles, two consumers each";
             return e;
         }
         if (m <= 64)
@@ -271,8 +277,10 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
 //   * 145 to 160: 64x160 (one consumer warpgroup, twice the tiles) where its tiles make one
 //     wave, else 128x192, which makes half as many;
 //   * 161 to 192: 128x192; for a short M only where choose_tile would give 128-row tiles
-//     wider than 128, whose second row is mostly padding (see choose). A short M where
-//     three rows of 64x192 tiles make one wave runs them instead, as given (below).
+//     wider than 128, whose second row is mostly padding (see choose). A short side with
+//     K at most kLongSide runs 64x96 tiles where they make one wave (two columns of a short
+//     N, three rows of a short M, as given), and else a short M where three rows of 64x192
+//     tiles make one wave runs them instead, as given (below).
 // And a short N of 193 to 256, with M at least kLongerSide, gets 128x224 up to 224, else
 // 128x256 (the rules below would give 128x128, twice the tiles, but with a second column
 // of tiles mostly padding);
@@ -287,7 +295,6 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
 //   8192x224x4096  31.9 us instead of 36.7 (128x256 against 128x128, before B's edge boxes;
 //                  C^T in 128x128 tiles now beats both: 29.5 us, see fuller_transposed)
 // (64x160 at 136 rows: 30.4 us, its B box zero-fills 24 of 160 rows; 128x144 cannot cover 160.)
-constexpr long long kLongSide = 4096;
 constexpr long long kLongerSide = 8192;
 inline Shape short_side_tile(long long m, long long n, long long k, int sms) {
     const long long side = m < n ? m : n, other = m < n ? n : m;
@@ -303,6 +310,13 @@ inline Shape short_side_tile(long long m, long long n, long long k, int sms) {
     // instead of 0.86-0.87x, 4096x168x4096 0.95x instead of 0.77-0.78x; but 4096x192x8192
     // 32.4 us against 29.7-30.1 in 128x192, whose runs are twice as long.
     if (side <= 192 && n < m && k <= kLongSide && (m + 63) / 64 * 2 <= sms) return {64, 96};
+    // A short M of 161 to 192 the same way, as given: three rows of 64x96 tiles where they make
+    // one wave (N up to 96 x sms / 3: 4224 on 132 SMs) with K at most kLongSide, each tile
+    // walking all of K with no fix-up. Measured on the H100 (NOTES.md, "Both input regimes";
+    // results/h100/skinny_tiles.csv), each tile in one process against cuBLAS: 192x4096x4096
+    // 20.0 us (0.95x) in 129 tiles of 64x96 against 23.0 (0.85x) in 66 of 64x192 shared by
+    // stream-K.
+    if (side <= 192 && m < n && k <= kLongSide && (m + 63) / 64 * ((n + 95) / 96) <= sms) return {64, 96};
     // A short M of 161 to 192 as three rows of 64x192 tiles, as given, where they make one
     // wave (N up to 192 x sms / 3: 8448 on 132 SMs): no row padded past the next 64, where
     // 128x128 multiplies a second row of tiles that is half padding or more. Measured on the
@@ -365,9 +379,9 @@ inline Estimate fuller_transposed(const Estimate& given, long long m, long long 
 inline Estimate choose(long long m, long long n, long long k, int sms, int cluster,
                        bool share_last_wave = true) {
     const Shape fitted = short_side_tile(m, n, k, sms);
-    // The short side becomes the tiles' columns: C^T when it is M, except in 64x192 tiles,
-    // which take a short M as given, as three rows of tiles.
-    const bool t = m < n && !(fitted.rows == 64 && fitted.columns == 192);
+    // The short side becomes the tiles' columns: C^T when it is M, except in 64x192 and 64x96
+    // tiles, which take a short M as given, as three rows of tiles.
+    const bool t = m < n && !(fitted.rows == 64 && (fitted.columns == 192 || fitted.columns == 96));
     // A short M of 161 to 192 takes C^T in 128x192 tiles only where the rules would run two
     // rows of 128-row tiles wider than 128 (192x14336x4096: 128x256); their 128x128 or
     // 64-row tiles pay less than C^T's stores.
@@ -380,7 +394,10 @@ inline Estimate choose(long long m, long long n, long long k, int sms, int clust
         Estimate e = t ? estimate(n, m, k, sms, cluster, fitted, share_last_wave)
                        : estimate(m, n, k, sms, cluster, fitted, share_last_wave);
         e.transposed = t;
-        e.reason = fitted.columns == 96    ? "a short N of 161 to 192 fits two columns of 64x96 tiles, one "
+        e.reason = fitted.columns == 96 && m < n
+                                           ? "a short M of 161 to 192 fits three rows of 64x96 tiles, one "
+                                             "wave with no split of K"
+                   : fitted.columns == 96  ? "a short N of 161 to 192 fits two columns of 64x96 tiles, one "
                                              "wave with no split of K"
                    : fitted.columns == 144 ? "a short side of 129 to 144 fits one 144-column tile"
                    : fitted.columns == 160 ? "a short side of 145 to 160 fits one 160-column tile"

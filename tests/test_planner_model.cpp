@@ -462,7 +462,9 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         {3072, 1024, 2048, 128, 192, true, 0},     // C^T: 128 tiles of 128x192 (96 of 128x256 as given)
         {4096, 1024, 2048, 128, 256, false, 0},    // 128 tiles either way: as given
         {6144, 1024, 2048, 128, 128, false, 0},    // 384 tiles of 128x128, as full as 128x144's, no padding
-        {192, 4096, 4096, 64, 192, false, 132},    // 66 of 64x192, each shared by two CTAs
+        {192, 4096, 4096, 64, 96, false, 0},       // K = 4096: three rows of 64x96, 129 tiles, no split
+        {176, 4096, 4096, 64, 96, false, 0},       // M = 176: the same tiles, the last row's A box 48 rows
+        {192, 4096, 8192, 64, 192, false, 132},    // K = 8192: 66 of 64x192, each shared by two CTAs
         {2560, 2560, 2560, 128, 144, false, 0},    // 2.73 waves of 128x144 (91%), 128x256 76%
         {8192, 192, 4096, 128, 192, false, 128},   // 128x192 fits N = 192 exactly
         {4096, 4096, 4096, 128, 256, false, 0},    // 4 waves; sharing the last one does not pay
@@ -472,8 +474,10 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         {16, 8192, 8192, 64, 64, false, 0},        // 128 tiles of 64x64: one wave
         {32, 16384, 4096, 64, 128, false, 0},      // 256 of 64x64 would make 2 waves: 128 of 64x128
         {8192, 128, 8192, 64, 128, true, 0},       // C^T: 128 x 8192, 128 tiles of 64x128
-        {4096, 128, 4096, 128, 64, true, 128},     // C^T: one row of 64 tiles of 128x64, each shared by 2
-        {128, 4096, 4096, 128, 64, false, 128},    // the same problem as computed above
+        {4096, 128, 4096, 64, 64, true, 0},        // C^T: two rows of 64 tiles of 64x64, one wave, no split
+        {128, 4096, 4096, 64, 64, false, 0},       // the same problem as computed above
+        {128, 4096, 8192, 128, 64, false, 128},    // K = 8192: one row of 128x64, each shared by 2
+        {4096, 128, 8192, 128, 64, true, 128},     // the same as C^T
         {96, 4096, 4096, 64, 64, false, 0},        // M = 96: 128x64 would pad a quarter; 64x64
         {128, 2048, 4096, 64, 64, false, 128},     // half a wave of 64x64: no 128x64 (its fix-up costs)
         {128, 8192, 8192, 64, 128, false, 0},      // the same problem as computed above

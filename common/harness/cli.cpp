@@ -68,9 +68,12 @@ std::vector<Shape> small_shapes() {
     // 4096x192x72 runs two columns of 64x96 tiles (the last 32 columns stored directly), and
     // 176x4096x72 three rows of 64x192 tiles as given, the last row's A box 48 rows. (Every
     // variant and tile runs every shape here: --tile 128x224 runs that tile on all of them.)
+    // 128x128x16384 is 4 tiles of 64x64 with 256 k-blocks each, every tile shared by 8 CTAs:
+    // its owner waits for 7 partials at once and adds them four at a time, then three.
     return {{1, 1, 8},         {127, 129, 72},   {129, 257, 200},  {256, 256, 256}, {64, 64, 520},
             {256, 500, 4096},  {2049, 2303, 72}, {150, 4096, 72}, {1536, 1536, 72},
-            {2049, 2088, 72},  {4096, 192, 72},  {176, 4096, 72}, {257, 264, 1032}};
+            {2049, 2088, 72},  {4096, 192, 72},  {176, 4096, 72}, {257, 264, 1032},
+            {128, 128, 16384}};
 }
 
 std::vector<Shape> contract_shapes() {
