@@ -275,7 +275,9 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
 // where the short side is M): no row or column is padded beyond the next multiple of 16.
 //   * 129 to 144: 128x144, whose few tiles stream-K shares out;
 //   * 145 to 160: 64x160 (one consumer warpgroup, twice the tiles) where its tiles make one
-//     wave, else 128x192, which makes half as many;
+//     wave, else 128x192, which makes half as many; with K at most kLongSide, 64x96 tiles
+//     in three rows (a short M, as given) or 64x128 in two columns (a short N) where they
+//     make one wave with no split of K;
 //   * 161 to 192: 128x192; for a short M only where choose_tile would give 128-row tiles
 //     wider than 128, whose second row is mostly padding (see choose). A short side with
 //     K at most kLongSide runs 64x96 tiles where they make one wave (two columns of a short
@@ -300,6 +302,17 @@ inline Shape short_side_tile(long long m, long long n, long long k, int sms) {
     const long long side = m < n ? m : n, other = m < n ? n : m;
     if (side <= 128 || other < kLongSide) return {0, 0};
     if (side <= 144) return {128, 144};
+    // 145 to 160 with K at most kLongSide where one wave needs no split of K: a short M as
+    // three rows of 64x96 tiles, as given (the third row's A box 32 rows), a short N as two
+    // columns of 64x128 tiles (the second's B box 32 rows). Measured on the H100 (NOTES.md,
+    // "Both input regimes"; results/h100/step07_rows160.csv, two rounds, against 64 tiles of
+    // 64x160 shared by stream-K): 160x4096x4096 20.1-20.3 us (0.92x) instead of 22.7-22.8
+    // (0.84x), 150x4096x4096 0.99x instead of 0.88x, 160x4096x2048 0.92x instead of 0.81x;
+    // 4096x160x4096 20.9-21.1 us instead of 21.9-22.0, 4096x160x2048 0.88x instead of 0.85x.
+    if (side > 144 && side <= 160 && k <= kLongSide) {
+        if (m < n && (n + 95) / 96 * 3 <= sms) return {64, 96};
+        if (n < m && (m + 63) / 64 * 2 <= sms) return {64, 128};
+    }
     if (side <= 160) return (other + 63) / 64 <= sms ? Shape{64, 160} : Shape{128, 192};
     // A short N of 161 to 192 in two columns of 64x96 tiles where they make one wave (M up
     // to 64 x sms / 2: 4224 on 132 SMs) and K is too short to pay for 128x192's split. Each
@@ -395,7 +408,9 @@ inline Estimate choose(long long m, long long n, long long k, int sms, int clust
                        : estimate(m, n, k, sms, cluster, fitted, share_last_wave);
         e.transposed = t;
         e.reason = fitted.columns == 96 && m < n
-                                           ? "a short M of 161 to 192 fits three rows of 64x96 tiles, one "
+                                           ? "a short M of 145 to 192 fits three rows of 64x96 tiles, one "
+                                             "wave with no split of K"
+                   : fitted.columns == 128 ? "a short N of 145 to 160 fits two columns of 64x128 tiles, one "
                                              "wave with no split of K"
                    : fitted.columns == 96  ? "a short N of 161 to 192 fits two columns of 64x96 tiles, one "
                                              "wave with no split of K"

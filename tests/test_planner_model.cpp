@@ -464,6 +464,9 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         {6144, 1024, 2048, 128, 128, false, 0},    // 384 tiles of 128x128, as full as 128x144's, no padding
         {192, 4096, 4096, 64, 96, false, 0},       // K = 4096: three rows of 64x96, 129 tiles, no split
         {176, 4096, 4096, 64, 96, false, 0},       // M = 176: the same tiles, the last row's A box 48 rows
+        {160, 4096, 4096, 64, 96, false, 0},       // M = 160: three rows of 64x96, the last half padding
+        {4096, 160, 4096, 64, 128, false, 0},      // N = 160: two columns of 64x128, one wave, no split
+        {4096, 160, 8192, 64, 160, false, 128},    // K = 8192: 64 of 64x160, each shared by two CTAs
         {192, 4096, 8192, 64, 192, false, 132},    // K = 8192: 66 of 64x192, each shared by two CTAs
         {2560, 2560, 2560, 128, 144, false, 0},    // 2.73 waves of 128x144 (91%), 128x256 76%
         {8192, 192, 4096, 128, 192, false, 128},   // 128x192 fits N = 192 exactly

@@ -57,8 +57,10 @@ std::vector<Shape> small_shapes() {
     // 2049x2303x72 has 17 x 9 tiles of 128x256: step 07's lesson (a variant, as every variant
     // runs here) launches it in clusters, so the sanitizer sees remote arrivals and multicast
     // too; the default runs its 1.2 waves without (tile_choice::launches_clusters, whose
-    // clustered edges the check shapes cover). Step 07 gives 150x4096x72 its 64x160 tile (as
-    // C^T) and 1536x1536x72 its 128x144 tile, whose last 16 columns are stored directly.
+    // clustered edges the check shapes cover). Step 07 gives 150x8192x72 its 64x160 tile (as
+    // C^T), 150x4096x72 three rows of 64x96 tiles as given (the last row's A box 22 rows),
+    // 4096x150x72 two columns of 64x128 (the second's B box 22 rows, C stored directly) and
+    // 1536x1536x72 its 128x144 tile, whose last 16 columns are stored directly.
     // 2049x2088x72 forced to 128x192 (--tile) is 187 tiles: the last column of tiles holds 168
     // of N's columns, so its B box is an edge box of 168 rows. 257x264x1032 is the default's
     // clustered path in small (odd K of 17 k-blocks: tile_choice::launches_clusters): 6 x 5
@@ -66,14 +68,14 @@ std::vector<Shape> small_shapes() {
     // and its cluster's padded row not loaded, the last column's first B slice an edge box of
     // 8 rows and its second wholly past N.
     // 4096x192x72 runs two columns of 64x96 tiles (the last 32 columns stored directly), and
-    // 176x4096x72 three rows of 64x192 tiles as given, the last row's A box 48 rows. (Every
+    // 176x8192x72 three rows of 64x192 tiles as given, the last row's A box 48 rows. (Every
     // variant and tile runs every shape here: --tile 128x224 runs that tile on all of them.)
     // 128x128x16384 is 4 tiles of 64x64 with 256 k-blocks each, every tile shared by 8 CTAs:
     // its owner waits for 7 partials at once and adds them four at a time, then three.
     return {{1, 1, 8},         {127, 129, 72},   {129, 257, 200},  {256, 256, 256}, {64, 64, 520},
             {256, 500, 4096},  {2049, 2303, 72}, {150, 4096, 72}, {1536, 1536, 72},
-            {2049, 2088, 72},  {4096, 192, 72},  {176, 4096, 72}, {257, 264, 1032},
-            {128, 128, 16384}};
+            {2049, 2088, 72},  {4096, 192, 72},  {176, 8192, 72}, {257, 264, 1032},
+            {128, 128, 16384}, {150, 8192, 72},  {4096, 150, 72}};
 }
 
 std::vector<Shape> contract_shapes() {
