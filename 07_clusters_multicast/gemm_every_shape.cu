@@ -647,8 +647,12 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     const bool exceeds_l2 = stream_k::last_wave_exceeds_l2(
         units, slots, clustered ? grid.x : plain_grid.x, grid.y, layout::group_rows_for(GROUP_M_TILES, unit),
         static_cast<long long>(BM) * unit, BN, K);
-    const Schedule sched = make_schedule(units, layout::ceil_div(K, BK), slots, share_last_wave,
-                                         one_tile_row, exceeds_l2);
+    double dram = 0;
+    if (cudaError_t err = dram_gbps(kStep, &dram); err != cudaSuccess) return err;
+    const Schedule sched =
+        make_schedule(units, layout::ceil_div(K, BK), slots, share_last_wave, one_tile_row, exceeds_l2,
+                      stream_k::narrow_wave(cta_tiles, resident.ctas, layout::ceil_div(K, BK), BM),
+                      stream_k::feed_bound_wave(plain_grid.x, plain_grid.y, dram));
     // Where the CTAs that share a tile leave their partials, and the flags (schedule.cuh).
     float* partials = nullptr;
     int* flags = nullptr;
@@ -723,8 +727,9 @@ cudaError_t gemm_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloa
 // One line for the step executable: the tile the planner chose for M x N x K and why.
 std::string describe(int M, int N, int K) {
     int sms = 0;
-    if (sm_count(kStep, &sms) != cudaSuccess) return "tile: no device";
-    return tile_choice::explain(M, N, K, sms, 2);
+    double dram = 0;
+    if (sm_count(kStep, &sms) != cudaSuccess || dram_gbps(kStep, &dram) != cudaSuccess) return "tile: no device";
+    return tile_choice::explain(M, N, K, sms, 2, true, dram);
 }
 // VARIANT END
 

@@ -220,15 +220,18 @@ __device__ __forceinline__ bool fix_up(const Schedule& sched, const WorkUnit& un
 // tries every S that cuts the tiles evenly (split-K, S = j*L) and all of the grid (S = G),
 // and keeps the cheapest only where it beats the data-parallel last wave; a problem one tile
 // high, bound by reading B from DRAM, by no more than two clusters per tile; runs out of step
-// with one another cost more where the last wave's operands exceed the L2 (exceeds_l2).
+// with one another cost more where the last wave's operands exceed the L2 (exceeds_l2); and a
+// single wave of 64-row tiles with a short K (narrow) is only split, and not even that where
+// it is one tile high or wide and its CTAs already ask the DRAM for more than it gives (feed_bound;
+// stream_k::narrow_wave and feed_bound_wave).
 inline Schedule make_schedule(int tiles, int k_blocks, int max_clusters, bool share_last_wave,
-                       bool one_tile_row, bool exceeds_l2) {
+                              bool one_tile_row, bool exceeds_l2, bool narrow, bool feed_bound) {
     Schedule s{tiles, k_blocks, tiles < max_clusters ? tiles : max_clusters, tiles, 0};
     const int leftover = tiles % max_clusters;  // tiles of the last, partial wave
     if (!share_last_wave || leftover == 0) return s;
     if (static_cast<long long>(leftover) * k_blocks > INT_MAX) return s;  // WorkCursor counts in int
     const int sharing =
-        stream_k::sharing_clusters(leftover, k_blocks, max_clusters, one_tile_row, exceeds_l2);
+        stream_k::sharing_clusters(leftover, k_blocks, max_clusters, one_tile_row, exceeds_l2, narrow, feed_bound);
     if (sharing == 0) return s;
     s.dp_tiles = tiles - leftover;
     s.sk_clusters = sharing;
@@ -247,6 +250,24 @@ inline cudaError_t sm_count(const char* step, int* sms) {
         if (cudaError_t err = cudaDeviceGetAttribute(out, cudaDevAttrMultiProcessorCount, device);
             err != cudaSuccess)
             return fail(err, "%s: cudaDeviceGetAttribute: %s", step, cudaGetErrorString(err));
+        return cudaSuccess;
+    });
+}
+
+// The DRAM bandwidth of this device in GB/s, 2 x memory clock x bus width (device
+// attributes), asked once per device: stream_k::feed_bound_wave weighs a wave's CTAs against it.
+inline cudaError_t dram_gbps(const char* step, double* gbps) {
+    int device = 0;
+    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
+        return fail(err, "%s: cudaGetDevice: %s", step, cudaGetErrorString(err));
+    static PerDeviceCache<double> cache;
+    return cache.get(device, gbps, [&](double* out) {
+        int khz = 0, bits = 0;
+        cudaError_t err = cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, device);
+        if (err == cudaSuccess) err = cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, device);
+        if (err != cudaSuccess)
+            return fail(err, "%s: cudaDeviceGetAttribute: %s", step, cudaGetErrorString(err));
+        *out = 2.0 * khz * 1e3 * (bits / 8.0) * 1e-9;
         return cudaSuccess;
     });
 }

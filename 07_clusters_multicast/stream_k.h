@@ -26,6 +26,42 @@ constexpr long long kPeerKBlocks = 4;
 // alone picks), 20.3 not shared. Such a wave is shared by at most 2 holders per tile.
 constexpr long long kOneTileRowHolders = 2;
 
+// A single wave of 64-row tiles (one consumer warpgroup each) with K of at most
+// kNarrowKBlocks k-blocks (narrow_wave) is bound by how fast its CTAs pull A and B in, not by
+// wgmma (a 64x64 k-block is 128 cycles of it), and two things of the k-block count's rule do
+// not hold there. Measured on the H100 (NOTES.md, "Both input regimes";
+// results/h100/step07_narrow_wave.csv), shared as the count picks against not shared, in one
+// process, three rounds:
+//   * Runs that straddle tiles (S = all the SMs, not a multiple of L) cost far more than the
+//     count says: 160x3072x4096 (72 tiles of 64x128 over 132 CTAs) 0.72-0.78x cuBLAS
+//     against 0.85-0.94x not shared; 320x2048x4096 (80 tiles) 0.69-0.70x against 0.99-1.00x;
+//     1024x320x4096 (80 of 64x64) 0.58-0.61x against 0.72-0.76x. Such a wave tries split-K
+//     only (S a multiple of L), which still pays: 128x2048x4096 (64 tiles of 64x64 in two
+//     rows, split in two) 0.90-0.96x against 0.75-0.81x; 768x320x4096 0.85x against 0.67x;
+//     2048x96x4096 (as C^T) 0.86-0.87x against 0.72x.
+//   * One tile high or wide, the wave reads the large operand exactly once from DRAM, and where its
+//     CTAs already ask for more than the DRAM gives (kNarrowTileGBps each, feed_bound_wave),
+//     more CTAs on the same bytes only add the fix-up: 4096x32x4096 (64 tiles of 64x64 as
+//     C^T, split in two) 0.87-0.88x against 0.92x; 64x4096x4096 0.90-0.91x against
+//     0.96-0.97x. On the H200 (4.8 TB/s; NOTES.md section 5) the same 64x4096x4096 ran in
+//     16.4 us split against 18.9 whole: 60 GB/s per CTA lies between the H100's 3352 / 64 =
+//     52 and the H200's 4800 / 64 = 75.
+// A 128-row tile's wave keeps the count's rule (8192x192x4096, 64 tiles of 128x192 split in
+// two: 0.94-0.95x against 0.80x), as does a longer K (64x4096x16384 split in two: 1.08x, in
+// results/h100/class_shapes.csv).
+constexpr long long kNarrowKBlocks = 64;
+constexpr double kNarrowTileGBps = 60;
+inline bool narrow_wave(long long cta_tiles, long long slots, long long k_blocks, int tile_rows) {
+    return tile_rows == 64 && cta_tiles <= slots && k_blocks <= kNarrowKBlocks;
+}
+inline bool feed_bound_wave(long long tiles_m, long long tiles_n, double dram_gbps) {
+    return (tiles_m == 1 || tiles_n == 1) && static_cast<double>(tiles_m * tiles_n) * kNarrowTileGBps > dram_gbps;
+}
+
+// The H100 SXM's DRAM bandwidth (2 x 2619 MHz x 5120 bits), the planner's default where no
+// device is asked.
+constexpr double kH100DramGBps = 3352;
+
 // Runs that start and end inside tiles (S not a multiple of L) read K out of step with one
 // another: the clusters on one row of tiles no longer read the same k-block of A at about
 // the same time, nor those on one column the same k-block of B, so the L2 keeps their
@@ -97,14 +133,17 @@ struct LastWave {
     int clusters;
     long long k_blocks;
 };
+// A narrow wave (narrow_wave) tries split-K only, and none where it is feed_bound
+// (feed_bound_wave).
 inline LastWave last_wave(long long leftover, long long k_blocks, long long max_clusters,
-                          bool one_tile_row = false, bool exceeds_l2 = false) {
+                          bool one_tile_row = false, bool exceeds_l2 = false, bool narrow = false,
+                          bool feed_bound = false) {
     LastWave best{0, leftover > 0 ? k_blocks : 0};
-    if (leftover <= 0) return best;
+    if (leftover <= 0 || (narrow && feed_bound)) return best;
     const long long shared_kblocks = leftover * k_blocks;
     for (long long clusters = 2 * leftover; clusters <= max_clusters + leftover; clusters += leftover) {
         const long long S = clusters <= max_clusters ? clusters : max_clusters;
-        if (S <= leftover) break;
+        if (S <= leftover || (narrow && S % leftover != 0)) break;
         if (one_tile_row && S > kOneTileRowHolders * leftover) break;
         const long long run = (shared_kblocks + S - 1) / S;
         if (run < kMinKBlocks) break;
@@ -118,8 +157,9 @@ inline LastWave last_wave(long long leftover, long long k_blocks, long long max_
 
 // make_schedule's question: how many clusters share the last wave (0: none).
 inline int sharing_clusters(long long leftover, long long k_blocks, long long max_clusters,
-                            bool one_tile_row = false, bool exceeds_l2 = false) {
-    return last_wave(leftover, k_blocks, max_clusters, one_tile_row, exceeds_l2).clusters;
+                            bool one_tile_row = false, bool exceeds_l2 = false, bool narrow = false,
+                            bool feed_bound = false) {
+    return last_wave(leftover, k_blocks, max_clusters, one_tile_row, exceeds_l2, narrow, feed_bound).clusters;
 }
 
 }  // namespace ladder::stream_k

@@ -88,7 +88,7 @@ constexpr long long kGroupMTiles = 16;
 // The schedule of a tile on a GPU of `sms` SMs with clusters of `cluster` CTAs, as step 07
 // launches it (clusters where launches_clusters says so).
 inline Estimate estimate(long long m, long long n, long long k, int sms, int cluster, Shape tile,
-                         bool share_last_wave = true) {
+                         bool share_last_wave = true, double dram_gbps = stream_k::kH100DramGBps) {
     const long long tiles_m = (m + tile.rows - 1) / tile.rows;
     const long long tiles_n = (n + tile.columns - 1) / tile.columns;
     const long long tiles = tiles_m * tiles_n;
@@ -101,7 +101,10 @@ inline Estimate estimate(long long m, long long n, long long k, int sms, int clu
         units, slots, (tiles_m + unit - 1) / unit, tiles_n, std::max(kGroupMTiles / unit, 1LL),
         tile.rows * unit, tile.columns, k);
     const int sharing =
-        share_last_wave ? stream_k::last_wave(leftover, (k + 63) / 64, slots, tiles_m == 1, exceeds_l2).clusters
+        share_last_wave ? stream_k::last_wave(leftover, (k + 63) / 64, slots, tiles_m == 1, exceeds_l2,
+                                              stream_k::narrow_wave(tiles, sms, (k + 63) / 64, tile.rows),
+                                              stream_k::feed_bound_wave(tiles_m, tiles_n, dram_gbps))
+                              .clusters
                         : 0;
     return {tiles, units / slots + (leftover ? 1 : 0), sharing, "", false, tile, units, slots};
 }
@@ -178,11 +181,11 @@ constexpr long long kLongKTiles = 16;
 
 // The tile for M x N x K (the problem as computed, after any transpose).
 inline Estimate choose_tile(long long m, long long n, long long k, int sms, int cluster,
-                            bool share_last_wave = true) {
-    const Estimate large = estimate(m, n, k, sms, cluster, {128, 256}, share_last_wave);
+                            bool share_last_wave = true, double dram_gbps = stream_k::kH100DramGBps) {
+    const Estimate large = estimate(m, n, k, sms, cluster, {128, 256}, share_last_wave, dram_gbps);
     if (m > 128 && large.tiles * kQuarter <= sms && (k + 63) / 64 >= kLongKBlocks) {
         for (const Shape shape : {Shape{128, 256}, Shape{128, 128}}) {
-            Estimate e = estimate(m, n, k, sms, cluster, shape, share_last_wave);
+            Estimate e = estimate(m, n, k, sms, cluster, shape, share_last_wave, dram_gbps);
             if (e.tiles >= kLongKTiles) {
                 e.reason = "few tiles and a long K: the widest tile that makes 16 tiles, whose k-blocks "
                            "stream-K shares out";
@@ -191,11 +194,11 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
         }
     }
     if (m <= 64 || large.tiles * kQuarter <= sms) {
-        Estimate e = estimate(m, n, k, sms, cluster, {64, 64}, share_last_wave);
+        Estimate e = estimate(m, n, k, sms, cluster, {64, 64}, share_last_wave, dram_gbps);
         const bool one_wave = e.tiles <= sms;
-        if (!one_wave) e = estimate(m, n, k, sms, cluster, {64, 128}, share_last_wave);
+        if (!one_wave) e = estimate(m, n, k, sms, cluster, {64, 128}, share_last_wave, dram_gbps);
         if (one_wave && e.tiles * 2 > sms && m > kTwoConsumerRows && m <= 128 && k > kLongSide) {
-            e = estimate(m, n, k, sms, cluster, {128, 64}, share_last_wave);
+            e = estimate(m, n, k, sms, cluster, {128, 64}, share_last_wave, dram_gbps);
             e.reason = "128x256 tiles would fill at most a quarter of the SMs, and M of 97 to 128 with K "
                        "over 4096 fits one row of 128x64 tiles, two consumers each";
             return e;
@@ -213,12 +216,12 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
                              "more waves";
         return e;
     }
-    const Estimate half = estimate(m, n, k, sms, cluster, {128, 128}, share_last_wave);
+    const Estimate half = estimate(m, n, k, sms, cluster, {128, 128}, share_last_wave, dram_gbps);
     if (large.tiles * 2 <= sms) {
         // One wave whichever tile: pay for as few padded columns as possible. 128x128 unless
         // 128x192 covers N with clearly less padding, and still in one wave (8192x192x4096:
         // 128x192 fits N exactly).
-        const Estimate wide = estimate(m, n, k, sms, cluster, {128, 192}, share_last_wave);
+        const Estimate wide = estimate(m, n, k, sms, cluster, {128, 192}, share_last_wave, dram_gbps);
         if (wide.waves == 1 &&
             useful_columns(n, wide.shape) >= useful_columns(n, half.shape) + kPaddingGain) {
             Estimate e = wide;
@@ -230,12 +233,12 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
         return e;
     }
     // Of the two narrower tiles, 128x192 first: fewer bytes per FLOP than 128x128.
-    const Estimate wide = estimate(m, n, k, sms, cluster, {128, 192}, share_last_wave);
+    const Estimate wide = estimate(m, n, k, sms, cluster, {128, 192}, share_last_wave, dram_gbps);
     // 128x144 where its waves are fuller than 128x256's, 128x192's and 128x128's: its bytes
     // per FLOP are between 128x192's and 128x128's (1536^2: 12 x 11 = 132 tiles, one full
     // wave; 2560^3: 2.73 waves, 91% full, against 76% and 71%). Where 128x128 fills the waves
     // as well, 128x144 would only pad N (6144x1024x2048: 39.2 us in 128x128, 43.6 in 128x144).
-    const Estimate exact = estimate(m, n, k, sms, cluster, {128, 144}, share_last_wave);
+    const Estimate exact = estimate(m, n, k, sms, cluster, {128, 144}, share_last_wave, dram_gbps);
     if (wave_fill(exact) >= std::max({wave_fill(large), wave_fill(wide), wave_fill(half)}) + kFillGain) {
         Estimate e = exact;
         e.reason = "128x144's waves are fuller than 128x256's, 128x192's and 128x128's";
@@ -248,7 +251,7 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
     // 1792x1792x4096 0.97-0.98x instead of 0.89x; 224x14336x4096 0.96x instead of 0.91x;
     // 256x14336x4096 0.96-1.01x instead of 0.95-0.96x (128 tiles of 128x224 against 112 of
     // 128x256: one wave either way, an eighth less work per SM).
-    const Estimate wider = estimate(m, n, k, sms, cluster, {128, 224}, share_last_wave);
+    const Estimate wider = estimate(m, n, k, sms, cluster, {128, 224}, share_last_wave, dram_gbps);
     if (wave_fill(wider) >= wave_fill(large) + kFillGain &&
         wave_fill(wider) >= std::max(wave_fill(wide), wave_fill(half))) {
         Estimate e = wider;
@@ -367,12 +370,12 @@ inline bool transposes(long long m, long long n) { return n <= 128 && m > n; }
 // transpose's 128 tiles of 64x128 fill a whole wave, but a quarter of their columns are
 // padding (0.96x cuBLAS against 1.01x).
 inline Estimate fuller_transposed(const Estimate& given, long long m, long long n, long long k, int sms,
-                                  int cluster, bool share_last_wave) {
+                                  int cluster, bool share_last_wave, double dram_gbps) {
     if (given.tiles == 0) return given;  // an empty problem: nothing to turn round
     // One row of 128x64 tiles, each shared by two CTAs, gives each SM half a tile: as much as
     // C^T's 64x64 tiles would, with one read of B instead of two.
     if (given.shape.rows == 128 && given.shape.columns == 64) return given;
-    Estimate swapped = choose_tile(n, m, k, sms, cluster, share_last_wave);
+    Estimate swapped = choose_tile(n, m, k, sms, cluster, share_last_wave, dram_gbps);
     if (swapped.waves > given.waves || wave_fill(swapped) < wave_fill(given) + kFillGain ||
         useful_columns(m, swapped.shape) < useful_columns(n, given.shape) ||
         swapped.waves * tile_area(swapped.shape) >= given.waves * tile_area(given.shape))
@@ -390,7 +393,7 @@ inline Estimate fuller_transposed(const Estimate& given, long long m, long long 
 // padding, and C keeps its TMA store (C^T is stored element by element). Measured on the
 // H200 (NOTES.md section 6): 4096x64x4096 in 16.5 us instead of 17.1 as C^T.
 inline Estimate choose(long long m, long long n, long long k, int sms, int cluster,
-                       bool share_last_wave = true) {
+                       bool share_last_wave = true, double dram_gbps = stream_k::kH100DramGBps) {
     const Shape fitted = short_side_tile(m, n, k, sms);
     // The short side becomes the tiles' columns: C^T when it is M, except in 64x192 and 64x96
     // tiles, which take a short M as given, as three rows of tiles.
@@ -400,12 +403,12 @@ inline Estimate choose(long long m, long long n, long long k, int sms, int clust
     // 64-row tiles pay less than C^T's stores.
     const bool short_m_to_192 = t && m > 160 && fitted.columns == 192;
     const auto padded_wide = [&] {
-        const Shape rules = choose_tile(m, n, k, sms, cluster, share_last_wave).shape;
+        const Shape rules = choose_tile(m, n, k, sms, cluster, share_last_wave, dram_gbps).shape;
         return rules.rows == 128 && rules.columns > 128;
     };
     if (fitted.rows && (!short_m_to_192 || padded_wide())) {
-        Estimate e = t ? estimate(n, m, k, sms, cluster, fitted, share_last_wave)
-                       : estimate(m, n, k, sms, cluster, fitted, share_last_wave);
+        Estimate e = t ? estimate(n, m, k, sms, cluster, fitted, share_last_wave, dram_gbps)
+                       : estimate(m, n, k, sms, cluster, fitted, share_last_wave, dram_gbps);
         e.transposed = t;
         e.reason = fitted.columns == 96 && m < n
                                            ? "a short M of 145 to 192 fits three rows of 64x96 tiles, one "
@@ -422,16 +425,17 @@ inline Estimate choose(long long m, long long n, long long k, int sms, int clust
                    : fitted.columns == 192 ? "a short side of 161 to 192, or of 145 to 160 with more than a "
                                              "wave of 64x160 tiles, fits one 192-column tile"
                                            : "a short N of 193 to 256 fits one 256-column tile";
-        return fitted.columns >= 224 ? fuller_transposed(e, m, n, k, sms, cluster, share_last_wave) : e;
+        return fitted.columns >= 224 ? fuller_transposed(e, m, n, k, sms, cluster, share_last_wave, dram_gbps)
+                                     : e;
     }
     if (!transposes(m, n))
-        return fuller_transposed(choose_tile(m, n, k, sms, cluster, share_last_wave), m, n, k, sms, cluster,
-                                 share_last_wave);
+        return fuller_transposed(choose_tile(m, n, k, sms, cluster, share_last_wave, dram_gbps), m, n, k, sms,
+                                 cluster, share_last_wave, dram_gbps);
     if (n == 64) {
-        const Estimate direct = choose_tile(m, n, k, sms, cluster, share_last_wave);
+        const Estimate direct = choose_tile(m, n, k, sms, cluster, share_last_wave, dram_gbps);
         if (direct.shape.columns == 64) return direct;
     }
-    Estimate e = choose_tile(n, m, k, sms, cluster, share_last_wave);
+    Estimate e = choose_tile(n, m, k, sms, cluster, share_last_wave, dram_gbps);
     e.transposed = true;
     return e;
 }
@@ -439,8 +443,8 @@ inline Estimate choose(long long m, long long n, long long k, int sms, int clust
 // One line: the chosen tile, its tiles and waves, the schedule and why, e.g.
 // "tile 64x128: 128 tiles, 1 wave of 132 SMs, data-parallel: 128x256 tiles would fill ...".
 inline std::string explain(long long m, long long n, long long k, int sms, int cluster,
-                           bool share_last_wave = true) {
-    const Estimate e = choose(m, n, k, sms, cluster, share_last_wave);
+                           bool share_last_wave = true, double dram_gbps = stream_k::kH100DramGBps) {
+    const Estimate e = choose(m, n, k, sms, cluster, share_last_wave, dram_gbps);
     char line[320];
     std::snprintf(line, sizeof line, "%stile %dx%d: %lld tiles, %lld wave%s of %d SMs, %s: %s",
                   e.transposed ? "C^T = B A^T, " : "", e.shape.rows,

@@ -140,15 +140,17 @@ TEST(PlannerModel, VariantsChargeWhatTheyIssuePerKBlock) {
 
 TEST(PlannerModel, Step07LaunchesAsItsKernelDecides) {
     // 64x4096x4096: 64 tiles of 64x64 on 132 SMs, 64 k-blocks: no clusters for a grid
-    // smaller than the GPU, and the 64 x 64 k-blocks shared by S CTAs (stream-K). At the cost
-    // run + 12 + 4 per partial the owner adds, S = 128: 32 + 12 + 4 = 48, against 64 not
-    // shared; S = 132 (32 + 12 + 3 x 4 = 56) would be dearer anyway, and a problem one tile
-    // high shares by at most 2 CTAs per tile (stream_k::kOneTileRowHolders).
+    // smaller than the GPU. On the H200 the 64 x 64 k-blocks are shared by S CTAs (stream-K).
+    // At the cost run + 12 + 4 per partial the owner adds, S = 128: 32 + 12 + 4 = 48, against
+    // 64 not shared; S = 132 (32 + 12 + 3 x 4 = 56) would be dearer anyway, and a problem one
+    // tile high shares by at most 2 CTAs per tile (stream_k::kOneTileRowHolders). On the H100
+    // the 64 tiles already ask for more than its DRAM gives: not shared (feed_bound_wave).
     const Problem skinny{64, 4096, 4096};
-    const Plan p = step_plan(7, "cluster2", skinny);
+    const Plan p = plan_step(h200(), 7, "cluster2", skinny);
     EXPECT_EQ(p.candidate.cluster, 1);
     EXPECT_EQ(p.candidate.bn, 64);
     EXPECT_EQ(p.candidate.stream_k, 128);
+    EXPECT_EQ(step_plan(7, "cluster2", skinny).candidate.stream_k, 0);
     EXPECT_EQ(step_plan(7, "lesson", skinny).candidate.stream_k, 0);  // the lesson never shares
     EXPECT_EQ(step_plan(7, "lesson", skinny).candidate.cluster, 2);   // and always clusters
     // 4096^3: 512 tiles of 128x256 are 3.9 waves of 132 SMs, too few for a cluster launch
@@ -191,6 +193,43 @@ TEST(StreamK, AProblemOneTileHighSharesByTwoHoldersAtMost) {
     EXPECT_EQ(ladder::stream_k::sharing_clusters(32, 8, 132, true), 0);
     // More than one tile row: the cap does not apply (58 of 66 clusters, 64 k-blocks: none).
     EXPECT_EQ(ladder::stream_k::sharing_clusters(58, 64, 66), 0);
+}
+
+TEST(StreamK, ANarrowWaveIsOnlySplitAndNotWhereTheDramCannotFeedIt) {
+    using ladder::stream_k::feed_bound_wave;
+    using ladder::stream_k::narrow_wave;
+    using ladder::stream_k::sharing_clusters;
+    using ladder::tile_choice::choose;
+    // One wave of 64-row tiles with K of at most 64 k-blocks.
+    EXPECT_TRUE(narrow_wave(64, 132, 64, 64));
+    EXPECT_FALSE(narrow_wave(64, 132, 64, 128));  // 128-row tiles: wgmma bound
+    EXPECT_FALSE(narrow_wave(64, 132, 65, 64));   // a longer K
+    EXPECT_FALSE(narrow_wave(133, 132, 64, 64));  // more than one wave
+    // One tile high or wide, 64 tiles ask 64 x 60 GB/s: more than the H100's 3352, less than
+    // the H200's 4800. Two rows of tiles read the large operand twice: not feed-bound.
+    EXPECT_TRUE(feed_bound_wave(1, 64, 3352));
+    EXPECT_TRUE(feed_bound_wave(64, 1, 3352));
+    EXPECT_FALSE(feed_bound_wave(1, 64, 4800));
+    EXPECT_FALSE(feed_bound_wave(1, 32, 3352));
+    EXPECT_FALSE(feed_bound_wave(2, 32, 3352));
+    // 72 tiles of 64 k-blocks: the count picks all 132 (runs straddle tiles); narrow, nothing
+    // (144 = 2L does not fit). 64 tiles: split in two, unless feed-bound as well.
+    EXPECT_EQ(sharing_clusters(72, 64, 132), 132);
+    EXPECT_EQ(sharing_clusters(72, 64, 132, false, false, true), 0);
+    EXPECT_EQ(sharing_clusters(64, 64, 132, false, false, true, false), 128);
+    EXPECT_EQ(sharing_clusters(64, 64, 132, true, false, true, true), 0);
+    // The kernel's choices on the H100 (the default) and the H200.
+    EXPECT_EQ(choose(4096, 32, 4096, 132, 2).sharing_clusters, 0);
+    EXPECT_EQ(choose(4096, 32, 4096, 132, 2, true, 4800).sharing_clusters, 128);
+    EXPECT_EQ(choose(64, 4096, 4096, 132, 2, true, 4800).sharing_clusters, 128);
+    EXPECT_EQ(choose(160, 3072, 4096, 132, 2).sharing_clusters, 0);    // 72 tiles of 64x128
+    EXPECT_EQ(choose(320, 2048, 4096, 132, 2).sharing_clusters, 0);    // 80 tiles of 64x128
+    EXPECT_EQ(choose(128, 2048, 4096, 132, 2).sharing_clusters, 128);  // two rows: split in two
+    EXPECT_EQ(choose(768, 320, 4096, 132, 2).sharing_clusters, 120);   // 60 tiles, split in two
+    EXPECT_EQ(choose(8192, 192, 4096, 132, 2).sharing_clusters, 128);  // 64 tiles of 128x192
+    EXPECT_EQ(choose(64, 4096, 16384, 132, 2).sharing_clusters, 128);  // K = 16384
+    // The planner follows its machine: the H100 keeps 64x4096x4096 whole.
+    EXPECT_EQ(step_plan(7, "", Problem{64, 4096, 4096}).candidate.stream_k, 0);
 }
 
 TEST(PlannerModel, ASharedTilePaysForItsPartials) {
@@ -471,8 +510,8 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         {2560, 2560, 2560, 128, 144, false, 0},    // 2.73 waves of 128x144 (91%), 128x256 76%
         {8192, 192, 4096, 128, 192, false, 128},   // 128x192 fits N = 192 exactly
         {4096, 4096, 4096, 128, 256, false, 0},    // 4 waves; sharing the last one does not pay
-        {64, 4096, 4096, 64, 64, false, 128},      // M <= 64: 64 tiles, each shared by 2 CTAs
-        {4096, 64, 4096, 64, 64, false, 128},      // 64x64 covers N = 64: no C^T, C stored by TMA
+        {64, 4096, 4096, 64, 64, false, 0},        // M <= 64: 64 tiles, more than the H100's DRAM feeds
+        {4096, 64, 4096, 64, 64, false, 0},        // 64x64 covers N = 64: no C^T, C stored by TMA; one wide
         {8192, 64, 4096, 64, 64, true, 0},         // as given it would get 128x128: C^T
         {16, 8192, 8192, 64, 64, false, 0},        // 128 tiles of 64x64: one wave
         {32, 16384, 4096, 64, 128, false, 0},      // 256 of 64x64 would make 2 waves: 128 of 64x128

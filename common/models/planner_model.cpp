@@ -129,7 +129,12 @@ Candidate step07_launch(const Machine& machine, const std::string& variant, Prob
         tiles, resident, ceil_div(ceil_div(problem.m, c.bm), c.cluster), ceil_div(problem.n, c.bn),
         std::max(tile_choice::kGroupMTiles / c.cluster, 1LL), static_cast<long long>(c.bm) * c.cluster, c.bn,
         problem.k);
-    const int sharing = stream_k::sharing_clusters(leftover, k_blocks, resident, one_tile_row, exceeds_l2);
+    const bool narrow = stream_k::narrow_wave(cta_tiles, machine.sm_count, k_blocks, c.bm);
+    const bool feed_bound =
+        stream_k::feed_bound_wave(ceil_div(problem.m, c.bm), ceil_div(problem.n, c.bn),
+                                  machine.dram_tbps > 0 ? machine.dram_tbps * 1e3 : stream_k::kH100DramGBps);
+    const int sharing =
+        stream_k::sharing_clusters(leftover, k_blocks, resident, one_tile_row, exceeds_l2, narrow, feed_bound);
     if (sharing > 0) c.stream_k = sharing;
     return c;
 }
