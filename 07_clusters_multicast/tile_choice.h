@@ -273,19 +273,18 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
     return e;
 }
 
-// A problem whose short side (M or N) is 129 to 192 long, and whose other side is at least
-// kLongSide, gets a tile exactly that wide, with the short side as the tiles' columns (C^T
-// where the short side is M): no row or column is padded beyond the next multiple of 16.
-//   * 129 to 144: 128x144, whose few tiles stream-K shares out;
+// A problem whose short side (M or N) is 129 to 192 long gets a tile that fits it:
+//   * with K at most kLongSide, where three rows of 64x96 tiles make one wave and the other
+//     side is at least kLongSide (or kThreeRowsSide, with K over kLongSide / 2): those, the
+//     short side as the tiles' rows (C^T where it is N), each tile walking all of K alone;
+// and with the other side at least kLongSide (otherwise the rules below decide):
+//   * else 129 to 144: 128x144, whose few tiles stream-K shares out, the short side as the
+//     tiles' columns (C^T where it is M);
 //   * 145 to 160: 64x160 (one consumer warpgroup, twice the tiles) where its tiles make one
-//     wave, else 128x192, which makes half as many; with K at most kLongSide, 64x96 tiles
-//     in three rows (a short M, as given) or 64x128 in two columns (a short N) where they
-//     make one wave with no split of K;
-//   * 161 to 192: 128x192; for a short M only where choose_tile would give 128-row tiles
-//     wider than 128, whose second row is mostly padding (see choose). A short side with
-//     K at most kLongSide runs 64x96 tiles where they make one wave (two columns of a short
-//     N, three rows of a short M, as given), and else a short M where three rows of 64x192
-//     tiles make one wave runs them instead, as given (below).
+//     wave, else 128x192, which makes half as many;
+//   * 161 to 192: three rows of 64x192 tiles for a short M where they make one wave, else
+//     128x192; for a short M only where choose_tile would give 128-row tiles wider than
+//     128, whose second row is mostly padding (see choose).
 // And a short N of 193 to 256, with M at least kLongerSide, gets 128x224 up to 224, else
 // 128x256 (the rules below would give 128x128, twice the tiles, but with a second column
 // of tiles mostly padding);
@@ -296,43 +295,45 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
 //   144x8192x4096  26.4 us instead of 28.1 (128x144, C^T)  136x8192x4096 26.2 instead of 28.0
 //   14336x160x4096 41.3 us instead of 44.3 (128x192 against 64x160 in two waves)
 //   14336x192x4096 40.2 us instead of 55.5 (128x192 against 128x256)
-//   4096x192x4096  23.1 us instead of 33.5 (128x192 against 64x128)
 //   8192x224x4096  31.9 us instead of 36.7 (128x256 against 128x128, before B's edge boxes;
 //                  C^T in 128x128 tiles now beats both: 29.5 us, see fuller_transposed)
 // (64x160 at 136 rows: 30.4 us, its B box zero-fills 24 of 160 rows; 128x144 cannot cover 160.)
 constexpr long long kLongerSide = 8192;
+constexpr long long kThreeRowsSide = 2048;
 inline Shape short_side_tile(long long m, long long n, long long k, int sms) {
     const long long side = m < n ? m : n, other = m < n ? n : m;
-    if (side <= 128 || other < kLongSide) return {0, 0};
+    if (side <= 128) return {0, 0};
+    // Three rows of 64x96 tiles where they make one wave (a long side of kThreeRowsSide up to
+    // 96 x sms / 3: 4224 on 132 SMs) and K is too short to pay for a split: no row padded past the next 64,
+    // no column past the next 96, and A and B each read once per tile with no fix-up. The
+    // short side goes down the rows either way: as C^T's rows where it is N (choose), which
+    // costs C^T's element stores, about 0.5 us at 4096x192x4096 against 192x4096x4096 as
+    // given. Measured on the H100 (NOTES.md, "Both input regimes";
+    // results/h100/step07_three_rows.csv), two processes each, against the rules before:
+    //   4096x192x4096 20.5-20.7 us (0.92-0.93x) instead of 22.2-22.3 (0.86x, two columns of 64x96)
+    //   4096x160x4096 20.5 us (0.90x) instead of 21.1-21.4 (0.86x, two columns of 64x128)
+    //   4096x144x4096 20.5-20.7 us (0.91x) instead of 24.8-25.1 (0.79-0.80x, 128x144 split 4 ways)
+    //   144x4096x4096 20.1-20.2 us (0.92x) instead of 25.6 (0.77x, 128x144 as C^T, split 4 ways)
+    //   144x4096x2048 13.8-13.9 us (0.92x) instead of 19.3-19.6 (0.65-0.66x)
+    //   192x4096x4096 20.0 us (0.95x) instead of 23.0 (0.85x, 66 of 64x192 split by stream-K;
+    //                 results/h100/skinny_tiles.csv)
+    //   3072x192x4096 19.3-19.5 us (0.93-0.97x) instead of 19.5-20.0 (0.80-0.85x, 64x128)
+    //   2048x192x4096 16.2-16.5 us (0.89-0.90x) instead of 17.6-17.8 (0.82x, 64x64), its 66
+    //                 tiles each split in two
+    // Below a long side of kLongSide only with K over kLongSide / 2: 66 to 129 tiles that a
+    // shorter K splits (or keeps whole) for less than their fix-up, where the rules below run
+    // more, smaller tiles: 2048x176x1024 0.82x against 0.88-0.89x in 64x64, 3072x144x512
+    // 0.85x against 0.89x, 129x2048x2048 0.81x against 0.84x. Below kThreeRowsSide the
+    // tiles are too few.
+    // But not with K = 8192, whose 128x144 and 128x192 runs are long enough to pay for their
+    // fix-up: 4096x144x8192 1.03x (128x144) against 0.96x (C^T in 64x128), and 4096x192x8192
+    // 29.7-30.1 us against 32.4 in two columns of 64x96 (the H200, tile_96_bench.log).
+    const bool long_enough = other >= kLongSide || (other >= kThreeRowsSide && 2 * k > kLongSide);
+    if (side <= 192 && long_enough && k <= kLongSide && (side + 63) / 64 * ((other + 95) / 96) <= sms)
+        return {64, 96};
+    if (other < kLongSide) return {0, 0};
     if (side <= 144) return {128, 144};
-    // 145 to 160 with K at most kLongSide where one wave needs no split of K: a short M as
-    // three rows of 64x96 tiles, as given (the third row's A box 32 rows), a short N as two
-    // columns of 64x128 tiles (the second's B box 32 rows). Measured on the H100 (NOTES.md,
-    // "Both input regimes"; results/h100/step07_rows160.csv, two rounds, against 64 tiles of
-    // 64x160 shared by stream-K): 160x4096x4096 20.1-20.3 us (0.92x) instead of 22.7-22.8
-    // (0.84x), 150x4096x4096 0.99x instead of 0.88x, 160x4096x2048 0.92x instead of 0.81x;
-    // 4096x160x4096 20.9-21.1 us instead of 21.9-22.0, 4096x160x2048 0.88x instead of 0.85x.
-    if (side > 144 && side <= 160 && k <= kLongSide) {
-        if (m < n && (n + 95) / 96 * 3 <= sms) return {64, 96};
-        if (n < m && (m + 63) / 64 * 2 <= sms) return {64, 128};
-    }
     if (side <= 160) return (other + 63) / 64 <= sms ? Shape{64, 160} : Shape{128, 192};
-    // A short N of 161 to 192 in two columns of 64x96 tiles where they make one wave (M up
-    // to 64 x sms / 2: 4224 on 132 SMs) and K is too short to pay for 128x192's split. Each
-    // 64x96 tile walks all of K with no fix-up, reading its A rows twice from L2 (64x64
-    // would read them three times, and make two waves). Measured on the H200 (README.md
-    // section 6, tile_96_bench.log, two rounds): 4096x192x4096 19.9-20.1 us (0.93x) instead
-    // of 23.4-23.6 (0.80x, 128x192 shared four ways by stream-K), 4096x176x4096 1.02-1.06x
-    // instead of 0.86-0.87x, 4096x168x4096 0.95x instead of 0.77-0.78x; but 4096x192x8192
-    // 32.4 us against 29.7-30.1 in 128x192, whose runs are twice as long.
-    if (side <= 192 && n < m && k <= kLongSide && (m + 63) / 64 * 2 <= sms) return {64, 96};
-    // A short M of 161 to 192 the same way, as given: three rows of 64x96 tiles where they make
-    // one wave (N up to 96 x sms / 3: 4224 on 132 SMs) with K at most kLongSide, each tile
-    // walking all of K with no fix-up. Measured on the H100 (NOTES.md, "Both input regimes";
-    // results/h100/skinny_tiles.csv), each tile in one process against cuBLAS: 192x4096x4096
-    // 20.0 us (0.95x) in 129 tiles of 64x96 against 23.0 (0.85x) in 66 of 64x192 shared by
-    // stream-K.
-    if (side <= 192 && m < n && k <= kLongSide && (m + 63) / 64 * ((n + 95) / 96) <= sms) return {64, 96};
     // A short M of 161 to 192 as three rows of 64x192 tiles, as given, where they make one
     // wave (N up to 192 x sms / 3: 8448 on 132 SMs): no row padded past the next 64, where
     // 128x128 multiplies a second row of tiles that is half padding or more. Measured on the
@@ -395,9 +396,10 @@ inline Estimate fuller_transposed(const Estimate& given, long long m, long long 
 inline Estimate choose(long long m, long long n, long long k, int sms, int cluster,
                        bool share_last_wave = true, double dram_gbps = stream_k::kH100DramGBps) {
     const Shape fitted = short_side_tile(m, n, k, sms);
-    // The short side becomes the tiles' columns: C^T when it is M, except in 64x192 and 64x96
-    // tiles, which take a short M as given, as three rows of tiles.
-    const bool t = m < n && !(fitted.rows == 64 && (fitted.columns == 192 || fitted.columns == 96));
+    // The short side becomes the tiles' columns (C^T when it is M), except in 64x96 and 64x192
+    // tiles, whose three rows take it (C^T when it is N).
+    const bool short_rows = fitted.rows == 64 && (fitted.columns == 96 || fitted.columns == 192);
+    const bool t = short_rows ? n < m : m < n;
     // A short M of 161 to 192 takes C^T in 128x192 tiles only where the rules would run two
     // rows of 128-row tiles wider than 128 (192x14336x4096: 128x256); their 128x128 or
     // 64-row tiles pay less than C^T's stores.
@@ -410,12 +412,7 @@ inline Estimate choose(long long m, long long n, long long k, int sms, int clust
         Estimate e = t ? estimate(n, m, k, sms, cluster, fitted, share_last_wave, dram_gbps)
                        : estimate(m, n, k, sms, cluster, fitted, share_last_wave, dram_gbps);
         e.transposed = t;
-        e.reason = fitted.columns == 96 && m < n
-                                           ? "a short M of 145 to 192 fits three rows of 64x96 tiles, one "
-                                             "wave with no split of K"
-                   : fitted.columns == 128 ? "a short N of 145 to 160 fits two columns of 64x128 tiles, one "
-                                             "wave with no split of K"
-                   : fitted.columns == 96  ? "a short N of 161 to 192 fits two columns of 64x96 tiles, one "
+        e.reason = fitted.columns == 96    ? "a short side of 129 to 192 fits three rows of 64x96 tiles, one "
                                              "wave with no split of K"
                    : fitted.columns == 144 ? "a short side of 129 to 144 fits one 144-column tile"
                    : fitted.columns == 160 ? "a short side of 145 to 160 fits one 160-column tile"

@@ -39,10 +39,9 @@ namespace ladder {
 //     fill its waves better, at the price of more bytes from L2 per FLOP (128x128: 32 KB a
 //     stage for half the math of 128x256's 48 KB).
 //   * Some widths fit a problem: 12 x 11 = 132 tiles of 128x144 cover 1536^2 in one wave of
-//     the H200's 132 SMs; a short side of 129 to 160 fits one 144- or 160-column tile; 96
-//     columns cut a short N of 161 to 192 into two columns of 64x96 tiles; 64x192 tiles take
-//     a short M of 161 to 192 as three rows; 224 columns fit 1792 = 8 x 224 and a short N of
-//     193 to 224.
+//     the H200's 132 SMs; a short side of 129 to 160 fits one 144- or 160-column tile; 64x96
+//     tiles take a short side of 129 to 192 as three rows of tiles, and 64x192 tiles a short
+//     M of 161 to 192; 224 columns fit 1792 = 8 x 224 and a short N of 193 to 224.
 //   * 128x64 puts two consumers on an M of 97 to 128: half as many tiles as 64x64.
 // The planner picks one per problem (tile_choice.h beside this file). A third
 // consumer (192x256, 22% fewer bytes per FLOP) does not compile: 512 threads start with

@@ -152,8 +152,8 @@ __device__ __forceinline__ void wgmma_m64n144k16(float (&acc)[WGMMA_M64N144_ACC_
 }
 
 // N = 96: a 64 x 96 piece of D in 48 registers of each thread, for step 07's 64x96 tile
-// (a short N of 161 to 192 cut in two columns of tiles, each tile walking all of K: 128
-// tiles of 4096x192 in one wave, no split of K). SASS: HGMMA.64x96x16.F32.BF16.
+// (a short side of 129 to 192 as three rows of tiles, each tile walking all of K: 129 tiles
+// of 192x4096, or of 4096x192 as C^T, in one wave, no split of K). SASS: HGMMA.64x96x16.F32.BF16.
 constexpr int WGMMA_M64N96_ACC_REGS = 64 * 96 / 128;  // fp32 accumulators per thread
 __device__ __forceinline__ void wgmma_m64n96k16(float (&acc)[WGMMA_M64N96_ACC_REGS],
                                                 uint64_t desc_a, uint64_t desc_b,

@@ -487,9 +487,10 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         {8192, 160, 4096, 64, 160, false, 0},      // N = 160: the same tiles, C stored by TMA
         {144, 8192, 4096, 128, 144, true, 128},    // M = 144: C^T, 64 tiles of 128x144, shared
         {8192, 136, 4096, 128, 144, false, 128},   // N = 136: 128x144 pads 8 columns, not 56
-        {160, 2048, 4096, 64, 64, false, 0},       // the long side below kLongSide: the rules below
+        {160, 2048, 4096, 64, 96, false, 132},     // a long side of 2048: 66 tiles of 64x96, each split in two
+        {2048, 176, 1024, 64, 64, false, 0},       // K = 1024 is too short for that split: 96 tiles of 64x64
         {14336, 160, 4096, 128, 192, false, 0},    // 224 tiles of 64x160 would make 2 waves: 128x192
-        {4096, 192, 4096, 64, 96, false, 0},       // N = 192: two columns of 64x96, one wave, no split
+        {4096, 192, 4096, 64, 96, true, 0},        // N = 192: C^T in three rows of 64x96, one wave, no split
         {4096, 192, 8192, 128, 192, false, 128},   // K = 8192: 128x192's 32 tiles, shared (64x128 pads 64)
         {14336, 192, 4096, 128, 192, false, 0},    // 112 tiles of 128x192 instead of 128x256's padded ones
         {192, 14336, 4096, 128, 192, true, 0},     // M = 192 where the rules would pad it to 256: C^T
@@ -504,7 +505,12 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         {192, 4096, 4096, 64, 96, false, 0},       // K = 4096: three rows of 64x96, 129 tiles, no split
         {176, 4096, 4096, 64, 96, false, 0},       // M = 176: the same tiles, the last row's A box 48 rows
         {160, 4096, 4096, 64, 96, false, 0},       // M = 160: three rows of 64x96, the last half padding
-        {4096, 160, 4096, 64, 128, false, 0},      // N = 160: two columns of 64x128, one wave, no split
+        {4096, 160, 4096, 64, 96, true, 0},        // N = 160: C^T in three rows of 64x96, one wave, no split
+        {4096, 144, 4096, 64, 96, true, 0},        // N = 144: the same, not 32 tiles of 128x144 split four ways
+        {144, 4096, 4096, 64, 96, false, 0},       // M = 144: three rows of 64x96 as given
+        {144, 4096, 8192, 128, 144, true, 128},    // K = 8192: 128x144 as C^T, its 32 tiles shared four ways
+        {4096, 144, 8192, 128, 144, false, 128},   // the same, as given
+        {144, 6144, 4096, 128, 144, true, 96},     // three rows of 64x96 would make 1.5 waves: 128x144
         {4096, 160, 8192, 64, 160, false, 128},    // K = 8192: 64 of 64x160, each shared by two CTAs
         {192, 4096, 8192, 64, 192, false, 132},    // K = 8192: 66 of 64x192, each shared by two CTAs
         {2560, 2560, 2560, 128, 144, false, 0},    // 2.73 waves of 128x144 (91%), 128x256 76%

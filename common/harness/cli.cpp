@@ -58,8 +58,9 @@ std::vector<Shape> small_shapes() {
     // runs here) launches it in clusters, so the sanitizer sees remote arrivals and multicast
     // too; the default runs its 1.2 waves without (tile_choice::launches_clusters, whose
     // clustered edges the check shapes cover). Step 07 gives 150x8192x72 its 64x160 tile (as
-    // C^T), 150x4096x72 three rows of 64x96 tiles as given (the last row's A box 22 rows),
-    // 4096x150x72 two columns of 64x128 (the second's B box 22 rows, C stored directly) and
+    // C^T), 150x4096x72 three rows of 64x96 tiles as given (the last row's A box 22 rows,
+    // each tile's last 32 columns stored directly), 4096x150x72 the same tiles as C^T (the
+    // last row's box of B, C^T's A, 22 rows, C^T stored element by element) and
     // 1536x1536x72 its 128x144 tile, whose last 16 columns are stored directly.
     // 2049x2088x72 forced to 128x192 (--tile) is 187 tiles: the last column of tiles holds 168
     // of N's columns, so its B box is an edge box of 168 rows. 257x264x1032 is the default's
@@ -67,7 +68,7 @@ std::vector<Shape> small_shapes() {
     // tiles of 64x64 in clusters of 2 (of 4 for cluster4), the last row of tiles one row high
     // and its cluster's padded row not loaded, the last column's first B slice an edge box of
     // 8 rows and its second wholly past N.
-    // 4096x192x72 runs two columns of 64x96 tiles (the last 32 columns stored directly), and
+    // 4096x192x72 runs as C^T in three whole rows of 64x96 tiles, and
     // 176x8192x72 three rows of 64x192 tiles as given, the last row's A box 48 rows. (Every
     // variant and tile runs every shape here: --tile 128x224 runs that tile on all of them.)
     // 128x128x16384 is 4 tiles of 64x64 with 256 k-blocks each, every tile shared by 8 CTAs:
