@@ -328,9 +328,22 @@ inline Shape short_side_tile(long long m, long long n, long long k, int sms) {
     // But not with K = 8192, whose 128x144 and 128x192 runs are long enough to pay for their
     // fix-up: 4096x144x8192 1.03x (128x144) against 0.96x (C^T in 64x128), and 4096x192x8192
     // 29.7-30.1 us against 32.4 in two columns of 64x96 (the H200, tile_96_bench.log).
+    // Where K % 64 != 0 takes clusters of 2 (launches_clusters), the three rows are padded to
+    // four: two rows of clusters, one wave only up to 33 columns of tiles (a long side of 3168).
+    // Beyond that, measured on random shapes of this domain (step07_short_side_experiments.csv):
+    // 3742x184x2920 27.9 us against 21.4 in 64x128, 4096x160x3000 28.4 against 21.5 in two
+    // columns of 64x128; within it, 166x2328x2728 16.2 us against 21.5 in 64x64 (but
+    // 2048x192x3080 20.2 against 18.7).
     const bool long_enough = other >= kLongSide || (other >= kThreeRowsSide && 2 * k > kLongSide);
-    if (side <= 192 && long_enough && k <= kLongSide && (side + 63) / 64 * ((other + 95) / 96) <= sms)
-        return {64, 96};
+    const bool clustered = k % 64 != 0 && (k + 63) / 64 >= kOddKClusterKBlocks;
+    const long long columns = (other + 95) / 96;
+    const bool one_wave = clustered ? 2 * columns <= sms / 2 : (side + 63) / 64 * columns <= sms;
+    if (side <= 192 && long_enough && k <= kLongSide && one_wave) return {64, 96};
+    // There a short N of 145 to 192 against a long side of kLongSide keeps two columns of 64x128
+    // tiles as given, one wave of clusters along M.
+    if (side > 144 && side <= 192 && n < m && clustered && k <= kLongSide && other >= kLongSide &&
+        (m + 63) / 64 * 2 <= sms)
+        return {64, 128};
     if (other < kLongSide) return {0, 0};
     if (side <= 144) return {128, 144};
     if (side <= 160) return (other + 63) / 64 <= sms ? Shape{64, 160} : Shape{128, 192};

@@ -489,6 +489,9 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         {8192, 136, 4096, 128, 144, false, 128},   // N = 136: 128x144 pads 8 columns, not 56
         {160, 2048, 4096, 64, 96, false, 132},     // a long side of 2048: 66 tiles of 64x96, each split in two
         {2048, 176, 1024, 64, 64, false, 0},       // K = 1024 is too short for that split: 96 tiles of 64x64
+        {166, 2328, 2728, 64, 96, false, 0},       // odd K: clusters of 2, two rows of 25 clusters, one wave
+        {3742, 184, 2920, 64, 128, false, 0},      // odd K, 39 columns would make two waves of clusters: 64x128
+        {4096, 192, 4000, 64, 128, false, 0},      // the same against 4096: two columns of 64x128 as given
         {14336, 160, 4096, 128, 192, false, 0},    // 224 tiles of 64x160 would make 2 waves: 128x192
         {4096, 192, 4096, 64, 96, true, 0},        // N = 192: C^T in three rows of 64x96, one wave, no split
         {4096, 192, 8192, 128, 192, false, 128},   // K = 8192: 128x192's 32 tiles, shared (64x128 pads 64)
