@@ -274,9 +274,11 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
 }
 
 // A problem whose short side (M or N) is 129 to 192 long gets a tile that fits it:
-//   * with K at most kLongSide, where three rows of 64x96 tiles make one wave and the other
-//     side is at least kLongSide (or kThreeRowsSide, with K over kLongSide / 2): those, the
-//     short side as the tiles' rows (C^T where it is N), each tile walking all of K alone;
+//   * with K at most kLongSide, where three rows of 64x96 tiles make one wave as launched and
+//     the other side is at least kLongSide (or kThreeRowsSide, with K over kLongSide / 2):
+//     those, the short side as the tiles' rows (C^T where it is N);
+//   * where K % 64 != 0 pairs those rows in clusters into two waves, a short N of 145 to 192
+//     against a long side of kLongSide: two columns of 64x128 tiles, as given;
 // and with the other side at least kLongSide (otherwise the rules below decide):
 //   * else 129 to 144: 128x144, whose few tiles stream-K shares out, the short side as the
 //     tiles' columns (C^T where it is M);
@@ -304,8 +306,8 @@ inline Shape short_side_tile(long long m, long long n, long long k, int sms) {
     const long long side = m < n ? m : n, other = m < n ? n : m;
     if (side <= 128) return {0, 0};
     // Three rows of 64x96 tiles where they make one wave (a long side of kThreeRowsSide up to
-    // 96 x sms / 3: 4224 on 132 SMs) and K is too short to pay for a split: no row padded past the next 64,
-    // no column past the next 96, and A and B each read once per tile with no fix-up. The
+    // 96 x sms / 3: 4224 on 132 SMs) and K is too short to pay for a split: no row padded
+    // past the next 64, no column past the next 96, each tile walking all of K. The
     // short side goes down the rows either way: as C^T's rows where it is N (choose), which
     // costs C^T's element stores, about 0.5 us at 4096x192x4096 against 192x4096x4096 as
     // given. Measured on the H100 (NOTES.md, "Both input regimes";
@@ -320,14 +322,14 @@ inline Shape short_side_tile(long long m, long long n, long long k, int sms) {
     //   3072x192x4096 19.3-19.5 us (0.93-0.97x) instead of 19.5-20.0 (0.80-0.85x, 64x128)
     //   2048x192x4096 16.2-16.5 us (0.89-0.90x) instead of 17.6-17.8 (0.82x, 64x64), its 66
     //                 tiles each split in two
+    // Not with K = 8192, whose 128x144 and 128x192 runs are long enough to pay for their
+    // fix-up: 4096x144x8192 1.03x (128x144) against 0.96x (C^T in 64x128), and 4096x192x8192
+    // 29.7-30.1 us against 32.4 in two columns of 64x96 (the H200, tile_96_bench.log).
     // Below a long side of kLongSide only with K over kLongSide / 2: 66 to 129 tiles that a
     // shorter K splits (or keeps whole) for less than their fix-up, where the rules below run
     // more, smaller tiles: 2048x176x1024 0.82x against 0.88-0.89x in 64x64, 3072x144x512
     // 0.85x against 0.89x, 129x2048x2048 0.81x against 0.84x. Below kThreeRowsSide the
     // tiles are too few.
-    // But not with K = 8192, whose 128x144 and 128x192 runs are long enough to pay for their
-    // fix-up: 4096x144x8192 1.03x (128x144) against 0.96x (C^T in 64x128), and 4096x192x8192
-    // 29.7-30.1 us against 32.4 in two columns of 64x96 (the H200, tile_96_bench.log).
     // Where K % 64 != 0 takes clusters of 2 (launches_clusters), the three rows are padded to
     // four: two rows of clusters, one wave only up to 33 columns of tiles (a long side of 3168).
     // Beyond that, measured on random shapes of this domain (step07_short_side_experiments.csv):
@@ -426,7 +428,9 @@ inline Estimate choose(long long m, long long n, long long k, int sms, int clust
                        : estimate(m, n, k, sms, cluster, fitted, share_last_wave, dram_gbps);
         e.transposed = t;
         e.reason = fitted.columns == 96    ? "a short side of 129 to 192 fits three rows of 64x96 tiles, one "
-                                             "wave with no split of K"
+                                             "wave"
+                   : fitted.columns == 128 ? "a short N of 145 to 192 with K % 64 != 0 fits two columns of "
+                                             "64x128 tiles, one wave of clusters"
                    : fitted.columns == 144 ? "a short side of 129 to 144 fits one 144-column tile"
                    : fitted.columns == 160 ? "a short side of 145 to 160 fits one 160-column tile"
                    : fitted.rows == 64     ? "a short M of 161 to 192 fits three rows of 64x192 tiles, one "
