@@ -75,11 +75,13 @@ struct Estimate {
 // with, on the H100).
 constexpr long long kClusterWaves = 6;
 constexpr long long kOddKClusterKBlocks = 16;
+// The odd-K half of the rule: K % 64 != 0 and enough k-blocks to pay for the cluster launch.
+inline bool odd_k_clusters(long long k) { return k % 64 != 0 && (k + 63) / 64 >= kOddKClusterKBlocks; }
 inline bool launches_clusters(long long cta_tiles, long long slots, long long tiles_m, long long k,
                               long long cluster) {
     if (cluster <= 1 || tiles_m < cluster) return false;
     if (cta_tiles > kClusterWaves * slots) return true;
-    return k % 64 != 0 && (k + 63) / 64 >= kOddKClusterKBlocks;
+    return odd_k_clusters(k);
 }
 
 // The rows of CTA tiles a band of step 07's grouped order holds (gemm.cu: GROUP_M_TILES).
@@ -302,7 +304,7 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
 // (64x160 at 136 rows: 30.4 us, its B box zero-fills 24 of 160 rows; 128x144 cannot cover 160.)
 constexpr long long kLongerSide = 8192;
 constexpr long long kThreeRowsSide = 2048;
-inline Shape short_side_tile(long long m, long long n, long long k, int sms) {
+inline Shape short_side_tile(long long m, long long n, long long k, int sms, int cluster) {
     const long long side = m < n ? m : n, other = m < n ? n : m;
     if (side <= 128) return {0, 0};
     // Three rows of 64x96 tiles where they make one wave (a long side of kThreeRowsSide up to
@@ -330,16 +332,20 @@ inline Shape short_side_tile(long long m, long long n, long long k, int sms) {
     // more, smaller tiles: 2048x176x1024 0.82x against 0.88-0.89x in 64x64, 3072x144x512
     // 0.85x against 0.89x, 129x2048x2048 0.81x against 0.84x. Below kThreeRowsSide the
     // tiles are too few.
-    // Where K % 64 != 0 takes clusters of 2 (launches_clusters), the three rows are padded to
-    // four: two rows of clusters, one wave only up to 33 columns of tiles (a long side of 3168).
+    // Where K % 64 != 0 asks for clusters (odd_k_clusters, for a variant that has them), the
+    // three rows count as padded to whole clusters: with clusters of 2, two rows of clusters,
+    // one wave only up to 33 columns of tiles (a long side of 3168); beyond that the clusters
+    // of the tiles below, multicasting B, win (for clusters of 4 too, which three rows would
+    // not launch: 3742x184x2920 19.2-19.8 us in 64x128 against 25.5 in three rows).
     // Beyond that, measured on random shapes of this domain (step07_short_side_experiments.csv):
     // 3742x184x2920 27.9 us against 21.4 in 64x128, 4096x160x3000 28.4 against 21.5 in two
     // columns of 64x128; within it, 166x2328x2728 16.2 us against 21.5 in 64x64 (but
     // 2048x192x3080 20.2 against 18.7).
     const bool long_enough = other >= kLongSide || (other >= kThreeRowsSide && 2 * k > kLongSide);
-    const bool clustered = k % 64 != 0 && (k + 63) / 64 >= kOddKClusterKBlocks;
-    const long long columns = (other + 95) / 96;
-    const bool one_wave = clustered ? 2 * columns <= sms / 2 : (side + 63) / 64 * columns <= sms;
+    const long long rows = (side + 63) / 64, columns = (other + 95) / 96;
+    const bool clustered = cluster > 1 && odd_k_clusters(k);
+    const long long unit = clustered ? cluster : 1;  // CTAs per cluster tile, down the rows
+    const bool one_wave = (rows + unit - 1) / unit * columns <= sms / unit;
     if (side <= 192 && long_enough && k <= kLongSide && one_wave) return {64, 96};
     // There a short N of 145 to 192 against a long side of kLongSide keeps two columns of 64x128
     // tiles as given, one wave of clusters along M.
@@ -410,7 +416,7 @@ inline Estimate fuller_transposed(const Estimate& given, long long m, long long 
 // H200 (NOTES.md section 6): 4096x64x4096 in 16.5 us instead of 17.1 as C^T.
 inline Estimate choose(long long m, long long n, long long k, int sms, int cluster,
                        bool share_last_wave = true, double dram_gbps = stream_k::kH100DramGBps) {
-    const Shape fitted = short_side_tile(m, n, k, sms);
+    const Shape fitted = short_side_tile(m, n, k, sms, cluster);
     // The short side becomes the tiles' columns (C^T when it is M), except in 64x96 and 64x192
     // tiles, whose three rows take it (C^T when it is N).
     const bool short_rows = fitted.rows == 64 && (fitted.columns == 96 || fitted.columns == 192);

@@ -577,3 +577,20 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     EXPECT_EQ(fitted.problem.m, 8192);
     EXPECT_EQ(fitted.candidate.bn, 160);
 }
+
+TEST(TileChoice, ThreeRowsCountTheClustersThatAnOddKLaunches) {
+    using ladder::tile_choice::choose;
+    // K % 64 != 0 pairs the default's rows in clusters: 39 columns of three rows would make
+    // two waves of clusters, so a short N keeps two columns of 64x128 (clusters along M).
+    const auto paired = choose(3742, 184, 2920, 132, 2);
+    EXPECT_EQ(paired.shape.rows, 64);
+    EXPECT_EQ(paired.shape.columns, 128);
+    EXPECT_FALSE(paired.transposed);
+    // cluster1 launches no clusters: the same problem makes one wave of three rows, as C^T.
+    const auto plain = choose(3742, 184, 2920, 132, 1);
+    EXPECT_EQ(plain.shape.rows, 64);
+    EXPECT_EQ(plain.shape.columns, 96);
+    EXPECT_TRUE(plain.transposed);
+    // Up to 33 columns the pairs still make one wave.
+    EXPECT_EQ(choose(166, 2328, 2728, 132, 2).shape.columns, 96);
+}
