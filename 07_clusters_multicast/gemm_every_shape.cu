@@ -682,7 +682,7 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
 // columns and many rows gets them as the rows of the tiles, one of 129 to 192 rows as the
 // columns of a 144-, 160- or 192-column tile). `forced`, where given, runs that tile instead
 // of the planner's (the variants that measure the choice). The 128x144 tile runs clusters
-// of at most 2 (slice_cluster in tiles.cuh).
+// of at most 2, and 128x168 none (slice_cluster in tile_choice.h).
 template <int CLUSTER>
 cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
                    int K, cudaStream_t stream, tile_choice::Shape forced, bool share_last_wave) {
@@ -748,7 +748,8 @@ LADDER_REGISTER_TILES(set_timeline, {"tile64x64", gemm_tile<64, 64>}, {"tile64x9
                       {"tile64x128", gemm_tile<64, 128>}, {"tile64x160", gemm_tile<64, 160>},
                       {"tile64x192", gemm_tile<64, 192>}, {"tile64x256", gemm_tile<64, 256>},
                       {"tile128x64", gemm_tile<128, 64>}, {"tile128x128", gemm_tile<128, 128>},
-                      {"tile128x144", gemm_tile<128, 144>}, {"tile128x192", gemm_tile<128, 192>},
+                      {"tile128x144", gemm_tile<128, 144>}, {"tile128x168", gemm_tile<128, 168>},
+                      {"tile128x192", gemm_tile<128, 192>},
                       {"tile128x224", gemm_tile<128, 224>}, {"tile128x256", gemm_tile<128, 256>});
 
 }  // namespace ladder::step07_every_shape

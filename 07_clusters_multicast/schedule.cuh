@@ -144,12 +144,24 @@ __device__ __forceinline__ void hand_over_partial(float* partials, int* flags, i
 // or fewer). Each round trip to L2 then brings several partials, not one. The sums are
 // still added holder after holder, in cluster order, so the bits do not change from run to
 // run (nor from the one-by-one order they replace).
+// The float4 loads of one partial per round: the most, up to 16, that divide a consumer's
+// float4s into whole rounds (all 16 at 64x128, 14 of 28 at 64x224, 7 of 21 at 64x168, and
+// one at a time at 64x136, whose 17 is prime: there the holders fill the budget instead).
+constexpr int loads_per_round(int float4s) {
+    for (int n = float4s < 16 ? float4s : 16; n > 1; --n)
+        if (float4s % n == 0) return n;
+    return 1;
+}
+static_assert(loads_per_round(32) == 16 && loads_per_round(28) == 14 && loads_per_round(24) == 12 &&
+                  loads_per_round(18) == 9 && loads_per_round(8) == 8 && loads_per_round(17) == 1,
+              "the rounds of the family's widths");
+
 template <class T, int CLUSTER, int WARPGROUP_THREADS>
 __device__ __forceinline__ void add_partials(float* partials, int* flags, int cluster_id, int rank,
                                              int holders, int consumer, int barrier_id,
                                              int thread_in_wg, float (&acc)[T::ACC_REGS]) {
     constexpr int ACC_REGS = T::ACC_REGS;
-    constexpr int IN_FLIGHT = ACC_REGS / 4 <= 16 ? ACC_REGS / 4 : ACC_REGS / 8;
+    constexpr int IN_FLIGHT = loads_per_round(ACC_REGS / 4);
     constexpr int BUDGET = ACC_REGS <= 64 ? 32 : 16;  // float4 loads in flight per thread
     constexpr int HOLDERS_IN_FLIGHT = BUDGET / IN_FLIGHT > 0 ? BUDGET / IN_FLIGHT : 1;
     static_assert((ACC_REGS / 4) % IN_FLIGHT == 0, "whole rounds of loads");

@@ -18,16 +18,16 @@
 namespace ladder::tile_choice {
 
 // A tile's rows (64 or 128) and columns: 64, 96, 128, 160, 192 or 256 with 64 rows; 64, 128,
-// 144, 192, 224 or 256 with 128.
+// 144, 168, 192, 224 or 256 with 128.
 struct Shape {
     int rows, columns;
 };
 
 // The family, as the every-shape kernel compiles it (tiles.cuh: with_tile) and `step-7 --tile`
 // and `ladder-plan --tile` accept it.
-constexpr Shape kFamily[] = {{64, 64},   {64, 96},   {64, 128},  {64, 160},
-                             {64, 192},  {64, 256},  {128, 64},  {128, 128},
-                             {128, 144}, {128, 192}, {128, 224}, {128, 256}};
+constexpr Shape kFamily[] = {{64, 64},   {64, 96},   {64, 128},  {64, 160},  {64, 192},
+                             {64, 256},  {128, 64},  {128, 128}, {128, 144}, {128, 168},
+                             {128, 192}, {128, 224}, {128, 256}};
 constexpr bool in_family(Shape s) {
     for (const Shape& t : kFamily)
         if (t.rows == s.rows && t.columns == s.columns) return true;
@@ -40,6 +40,15 @@ constexpr bool in_family(Shape s) {
 // of alignment slack.
 constexpr int stages(Shape s) {
     return static_cast<int>((232448 - (s.rows / 64) * 16384 - 2048) / ((s.rows + s.columns) * 64 * 2));
+}
+
+// The cluster size a tile runs, up to `cluster`: the largest whose B slices (columns /
+// cluster rows each) are whole 8-row swizzle atoms of 1024 bytes. Each slice lands at its own
+// place in the stage, and the 128B swizzle pattern that wgmma reads back is anchored at
+// 1024-byte boundaries. 144 rows cut in 4 would be 36-row slices, so 128x144 runs clusters of
+// at most 2; 168 cut in 2 would be 84, so 128x168 runs none.
+constexpr int slice_cluster(Shape s, int cluster) {
+    return cluster <= 1 || (s.columns / cluster) % 8 == 0 ? cluster : slice_cluster(s, cluster / 2);
 }
 
 struct Estimate {
@@ -94,8 +103,9 @@ inline Estimate estimate(long long m, long long n, long long k, int sms, int clu
     const long long tiles_m = (m + tile.rows - 1) / tile.rows;
     const long long tiles_n = (n + tile.columns - 1) / tile.columns;
     const long long tiles = tiles_m * tiles_n;
+    const int runs = slice_cluster(tile, cluster);  // the cluster size this tile runs
     const long long unit =  // CTAs per schedule unit
-        launches_clusters(tiles, sms, tiles_m, k, cluster) ? cluster : 1;
+        launches_clusters(tiles, sms, tiles_m, k, runs) ? runs : 1;
     const long long units = ((tiles_m + unit - 1) / unit) * tiles_n;
     const long long slots = sms / unit;  // resident clusters
     const long long leftover = units % slots;
@@ -407,15 +417,64 @@ inline Estimate fuller_transposed(const Estimate& given, long long m, long long 
     return swapped;
 }
 
-// What step 07 runs for M x N x K: a short side of 129 to 192 (or a short N to 256) gets
-// its fitted tile (short_side_tile); otherwise the transpose where transposes() says so, and the tile
+// The problem `given` computes (C^T where it is transposed) in another tile.
+inline Estimate retiled(const Estimate& given, Shape tile, long long m, long long n, long long k, int sms,
+                        int cluster, bool share_last_wave, double dram_gbps) {
+    if (given.transposed) std::swap(m, n);
+    Estimate e = estimate(m, n, k, sms, cluster, tile, share_last_wave, dram_gbps);
+    e.transposed = given.transposed;
+    return e;
+}
+// Whether `count` tiles of `tile` are more than kMoreColumns more work than `other_count` of
+// `other` (tiles for the whole problem, or waves for what each SM computes).
+constexpr double kMoreColumns = 0.05;
+inline bool more_work(long long count, Shape tile, long long other_count, Shape other) {
+    return static_cast<double>(count * tile_area(tile)) >
+           (1 + kMoreColumns) * static_cast<double>(other_count * tile_area(other));
+}
+
+// Where the rules above give 128x192 tiles in a plain launch, 128x168 where it makes as
+// many waves with no last wave shared by stream-K: each SM computes an eighth less in the
+// same waves. Only with kNarrowerKBlocks k-blocks or more (at K = 512 the 40 columns past the
+// TMA store's boxes, stored directly, cost more: 5485x1784x512 in four waves 29.4 us against
+// 28.0), at most kMoreColumns more of C computed, and where 128x192's last wave is shared,
+// only with K of at least kLongSide and at most kNarrowerSharedWaves waves (there its sharing
+// is cheaper than the narrower tiles: 2284x2063x3072 65.4 us against 63.9, 3634x3560x4096
+// 160 against 155). Not where 128x192 launches clusters (K % 64 != 0): 168 B rows do not cut
+// into whole slices (slice_cluster), and the multicast of 128x192 pays more there
+// (4342x1806x5768 246 us against 172). Measured on the H100 (NOTES.md, "Both input
+// regimes"; results/h100/step07_tile168.csv), the rule against the code before, each in its
+// own process, two rounds: 2304^3 (252 tiles of 128x168 against 216 of 128x192, two waves
+// either way) 40.4-41.1 us against 42.2-42.3; 2304x2304x4096 64.4 against 74.7 (128x192's
+// second wave shared over every SM); on 35 other shapes whose tile it changes, 7.1% faster
+// (geometric mean) on uniform inputs and 6.3% on zeros, the worst 2.6% slower on zeros
+// (2076x2352x6144, 2.5% faster on uniform inputs).
+constexpr Shape kNarrowerWide{128, 168};
+constexpr long long kNarrowerKBlocks = 16;
+constexpr long long kNarrowerSharedWaves = 3;
+inline Estimate narrower_in_same_waves(const Estimate& given, long long m, long long n, long long k, int sms,
+                                       int cluster, bool share_last_wave, double dram_gbps) {
+    if (given.shape.rows != 128 || given.shape.columns != 192 || given.units != given.tiles ||
+        (k + 63) / 64 < kNarrowerKBlocks)
+        return given;
+    if (given.sharing_clusters && (k < kLongSide || given.waves > kNarrowerSharedWaves)) return given;
+    Estimate e = retiled(given, kNarrowerWide, m, n, k, sms, cluster, share_last_wave, dram_gbps);
+    if (e.waves != given.waves || e.sharing_clusters != 0 ||
+        more_work(e.tiles, e.shape, given.tiles, given.shape))
+        return given;
+    e.reason = "128x168 makes as many waves as 128x192, none shared, with an eighth less per SM";
+    return e;
+}
+
+// The tile and orientation for M x N x K: a short side of 129 to 192 (or a short N to 256)
+// gets its fitted tile (short_side_tile); otherwise the transpose where transposes() says so, and the tile
 // choose_tile() picks for the problem it then computes. What is not transposed by then
 // (the short N to 256 included) is, where fuller_transposed says so.
 // Except N = 64 where the problem as given gets the 64x64 tile: that tile covers N with no
 // padding, and C keeps its TMA store (C^T is stored element by element). Measured on the
 // H200 (NOTES.md section 6): 4096x64x4096 in 16.5 us instead of 17.1 as C^T.
-inline Estimate choose(long long m, long long n, long long k, int sms, int cluster,
-                       bool share_last_wave = true, double dram_gbps = stream_k::kH100DramGBps) {
+inline Estimate fitted_or_transposed(long long m, long long n, long long k, int sms, int cluster,
+                                     bool share_last_wave, double dram_gbps) {
     const Shape fitted = short_side_tile(m, n, k, sms, cluster);
     // The short side becomes the tiles' columns (C^T when it is M), except in 64x96 and 64x192
     // tiles, whose three rows take it (C^T when it is N).
@@ -458,6 +517,42 @@ inline Estimate choose(long long m, long long n, long long k, int sms, int clust
     Estimate e = choose_tile(n, m, k, sms, cluster, share_last_wave, dram_gbps);
     e.transposed = true;
     return e;
+}
+
+// Where the rules above give 128x144 tiles, 128x224 where it makes fewer waves, none of them
+// shared by stream-K, for at most kMoreColumns more per SM (waves x tile area), with K of at
+// least kWiderKBlocks k-blocks. A k-block of 128x224 brings 44 KB for 128 x 224 of C, one of
+// 128x144 34 KB for 128 x 144: 17% fewer bytes per FLOP, which pays more than the 4% more
+// each SM computes. Measured on the H100 (NOTES.md, "Both input regimes";
+// results/h100/step07_tile224.csv), each tile forced in one process, two rounds: 2560^3 (240
+// tiles of 128x224 in two waves against 360 of 128x144 in three) 52.8-53.1 us against
+// 54.4-54.5, 51.1 against 54.3 on zero inputs; 7104x1486x4096 (three waves against five)
+// 139.7 against 162.5; on the 15 such shapes the rule picks, 7.9% faster (geometric mean) on
+// uniform inputs and 14.7% on zeros, each at least 0.8%. On 20 other shapes, the rule against
+// the code before: 6.5% and 11.0% faster, none by more than 0.5% slower. Not at K = 1024
+// (796x7473x1024: 49.5 us against 47.3), nor where 128x224's last wave is shared
+// (1089x5710x6144: 156 against 146).
+constexpr Shape kWiderFitted{128, 224};
+constexpr long long kWiderKBlocks = 32;
+inline Estimate wider_in_fewer_waves(const Estimate& given, long long m, long long n, long long k, int sms,
+                                     int cluster, bool share_last_wave, double dram_gbps) {
+    if (given.shape.rows != 128 || given.shape.columns != 144 || (k + 63) / 64 < kWiderKBlocks) return given;
+    Estimate e = retiled(given, kWiderFitted, m, n, k, sms, cluster, share_last_wave, dram_gbps);
+    if (e.waves >= given.waves || e.sharing_clusters != 0 ||
+        more_work(e.waves, e.shape, given.waves, given.shape))
+        return given;
+    e.reason = "128x224 makes fewer waves than 128x144, none shared, for at most 5% more per SM";
+    return e;
+}
+
+// What step 07 runs for M x N x K: fitted_or_transposed's tile, 128x168 in place of its
+// 128x192 where narrower_in_same_waves says so, 128x224 in place of its 128x144 where
+// wider_in_fewer_waves does.
+inline Estimate choose(long long m, long long n, long long k, int sms, int cluster,
+                       bool share_last_wave = true, double dram_gbps = stream_k::kH100DramGBps) {
+    const Estimate e = fitted_or_transposed(m, n, k, sms, cluster, share_last_wave, dram_gbps);
+    const Estimate narrower = narrower_in_same_waves(e, m, n, k, sms, cluster, share_last_wave, dram_gbps);
+    return wider_in_fewer_waves(narrower, m, n, k, sms, cluster, share_last_wave, dram_gbps);
 }
 
 // One line: the chosen tile, its tiles and waves, the schedule and why, e.g.

@@ -33,7 +33,7 @@ namespace ladder {
 // Step 07's gemm.cu derives its large tile, 128x256 with 4 stages, as step 06 does. What
 // step 07 adds is the choice of the tile per problem, Tile<CONSUMERS, COLUMNS>: 1 or 2
 // consumers (64 or 128 rows) by 64 to 256 columns (wgmma m64nNk16 with N = 256, 224, 192,
-// 160, 144, 128, 96 or 64: N/2 accumulators per thread).
+// 168, 160, 144, 128, 96 or 64: N/2 accumulators per thread).
 //   * 128x256 (step 06's tile) is the ladder's shape for large problems.
 //   * The smaller tiles make more tiles: they fill the GPU when the problem has few, or
 //     fill its waves better, at the price of more bytes from L2 per FLOP (128x128: 32 KB a
@@ -42,6 +42,10 @@ namespace ladder {
 //     the H200's 132 SMs; a short side of 129 to 160 fits one 144- or 160-column tile; 64x96
 //     tiles take a short side of 129 to 192 as three rows of tiles, and 64x192 tiles a short
 //     M of 161 to 192; 224 columns fit 1792 = 8 x 224 and a short N of 193 to 224.
+//   * Some widths fill the waves of mid-size problems: 128x168 makes as many waves as
+//     128x192 with an eighth less per SM (2304^2: 252 tiles against 216, two waves either
+//     way), 128x224 fewer than 128x144 with fewer bytes per FLOP (2560^2: two waves
+//     against three).
 //   * 128x64 puts two consumers on an M of 97 to 128: half as many tiles as 64x64.
 // The planner picks one per problem (tile_choice.h beside this file). A third
 // consumer (192x256, 22% fewer bytes per FLOP) does not compile: 512 threads start with
@@ -57,6 +61,7 @@ namespace ladder {
 //   128x144: 32 KB + 5 stages x 34 KB = 202 KB     64x160:  16 KB + 7 stages x 28 KB = 212 KB
 //   128x224: 32 KB + 4 stages x 44 KB = 208 KB     64x96:   16 KB + 10 stages x 20 KB = 216 KB
 //   128x64:  32 KB + 8 stages x 24 KB = 224 KB     64x192:  16 KB + 6 stages x 32 KB = 208 KB
+//   128x168: 32 KB + 5 stages x 37 KB = 217 KB
 // (All of a consumer's 64x256 piece would be 32 KB: it is stored in two 128-column halves
 // through one 16 KB buffer, waiting for the first store to have read the buffer before
 // the second, so that the stages keep the room.) None of this depends on the cluster size.
@@ -113,9 +118,9 @@ struct TileShape {
     static constexpr size_t SMEM_BYTES = sizeof(SharedStorage) + 1024;
 
     static_assert(CONSUMERS >= 1 && CONSUMERS <= MAX_CONSUMERS, "64 or 128 rows");
-    static_assert(BN == 64 || BN == 96 || BN == 128 || BN == 144 || BN == 160 || BN == 192 ||
-                      BN == 224 || BN == 256,
-                  "wgmma m64n{64,96,128,144,160,192,224,256}k16 (wgmma.cuh)");
+    static_assert(BN == 64 || BN == 96 || BN == 128 || BN == 144 || BN == 160 || BN == 168 ||
+                      BN == 192 || BN == 224 || BN == 256,
+                  "wgmma m64n{64,96,128,144,160,168,192,224,256}k16 (wgmma.cuh)");
     static_assert(TMA_COLUMNS % EPI_COLUMNS == 0 && EPI_COLUMNS % C_BOX == 0,
                   "whole store boxes per round");
     static_assert(BM <= 256, "a TMA box has at most 256 rows");
@@ -155,7 +160,8 @@ static_assert(TileShape<1, 256>::STAGES == 5 && TileShape<2, 256>::STAGES == 4 &
                   TileShape<2, 192>::STAGES == 4 && TileShape<1, 64>::STAGES == 13 &&
                   TileShape<1, 96>::STAGES == 10 && TileShape<1, 192>::STAGES == 6 &&
                   TileShape<2, 224>::STAGES == 4 && TileShape<2, 64>::STAGES == 8 &&
-                  TileShape<2, 144>::STAGES == 5 && TileShape<1, 160>::STAGES == 7,
+                  TileShape<2, 144>::STAGES == 5 && TileShape<1, 160>::STAGES == 7 &&
+                  TileShape<2, 168>::STAGES == 5,
               "the derivation above");
 static_assert(TileShape<1, 128>::STAGES == tile_choice::stages({64, 128}) &&
                   TileShape<2, 128>::STAGES == tile_choice::stages({128, 128}) &&
@@ -168,20 +174,20 @@ static_assert(TileShape<1, 128>::STAGES == tile_choice::stages({64, 128}) &&
                   TileShape<2, 224>::STAGES == tile_choice::stages({128, 224}) &&
                   TileShape<2, 64>::STAGES == tile_choice::stages({128, 64}) &&
                   TileShape<2, 144>::STAGES == tile_choice::stages({128, 144}) &&
-                  TileShape<1, 160>::STAGES == tile_choice::stages({64, 160}),
+                  TileShape<1, 160>::STAGES == tile_choice::stages({64, 160}) &&
+                  TileShape<2, 168>::STAGES == tile_choice::stages({128, 168}),
               "the planner models the stages the kernel holds");
 
-// The largest cluster, up to CLUSTER, whose B slices are whole 8-row swizzle atoms (1024
-// bytes): each slice lands at its own place in the stage, and the 128B swizzle pattern
-// (which wgmma reads back) is anchored at 1024-byte boundaries. 144 rows cut in 4 would be
-// 36-row slices, so the 128x144 tile runs clusters of at most 2.
+// The cluster size a tile runs, up to CLUSTER (tile_choice::slice_cluster: whole 8-row
+// swizzle atoms per B slice).
 template <class T>
 constexpr int slice_cluster(int cluster) {
-    return (T::BN / cluster) % 8 == 0 ? cluster : slice_cluster<T>(cluster / 2);
+    return tile_choice::slice_cluster({T::BM, T::BN}, cluster);
 }
 static_assert(slice_cluster<TileShape<2, 144>>(4) == 2 && slice_cluster<TileShape<1, 160>>(4) == 4 &&
                   slice_cluster<TileShape<1, 96>>(4) == 4 && slice_cluster<TileShape<2, 224>>(4) == 4 &&
-                  slice_cluster<TileShape<2, 256>>(4) == 4,
+                  slice_cluster<TileShape<2, 256>>(4) == 4 &&
+                  slice_cluster<TileShape<2, 168>>(2) == 1,
               "the cluster sizes each tile runs");
 
 // -------------------------------------------------------------------------------------
@@ -194,6 +200,7 @@ __device__ __forceinline__ void wgmma_tile(float (&acc)[ACC_REGS], uint64_t a, u
     if constexpr (BN == 256) wgmma_m64n256k16(acc, a, b, accumulate);
     else if constexpr (BN == 224) wgmma_m64n224k16(acc, a, b, accumulate);
     else if constexpr (BN == 192) wgmma_m64n192k16(acc, a, b, accumulate);
+    else if constexpr (BN == 168) wgmma_m64n168k16(acc, a, b, accumulate);
     else if constexpr (BN == 160) wgmma_m64n160k16(acc, a, b, accumulate);
     else if constexpr (BN == 144) wgmma_m64n144k16(acc, a, b, accumulate);
     else if constexpr (BN == 96) wgmma_m64n96k16(acc, a, b, accumulate);
@@ -296,6 +303,7 @@ cudaError_t with_tile(tile_choice::Shape shape, Launch&& launch) {
         case 64: return launch(TileType<Tile<2, 64>>{});
         case 128: return launch(TileType<Tile<2, 128>>{});
         case 144: return launch(TileType<Tile<2, 144>>{});
+        case 168: return launch(TileType<Tile<2, 168>>{});
         case 192: return launch(TileType<Tile<2, 192>>{});
         case 224: return launch(TileType<Tile<2, 224>>{});
         default: return launch(TileType<Tile<2, 256>>{});

@@ -1,8 +1,8 @@
 // wgmma_shapes.cuh: the wgmma shapes and descriptor halves that only step 07's every-shape
 // kernel uses (gemm_every_shape.cu, through tiles.cuh), written out beside it: the same
-// instruction as step 05's wgmma.cuh with N = 224, 192, 160, 144, 128, 96 and 64 (N/2
-// accumulators per thread), and the descriptor split in two halves for a main loop that only
-// moves the start address.
+// instruction as step 05's wgmma.cuh with N = 224, 192, 168, 160, 144, 128, 96 and 64
+// (N/2 accumulators per thread), and the descriptor split in two halves for a main loop that
+// only moves the start address.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,9 @@
 #include "wgmma.cuh"  // LADDER_ACC32, wgmma_m64n256k16: taught in step 05
 
 namespace ladder {
+
+// Four accumulator operands, for a width that ends in half an n16 block (N = 168).
+#define LADDER_ACC4(i) "+f"(acc[(i) + 0]), "+f"(acc[(i) + 1]), "+f"(acc[(i) + 2]), "+f"(acc[(i) + 3])
 
 // The same descriptor in two halves, for a main loop that only moves the start address:
 // the high 32 bits (SBO, swizzle mode) are the same for every such tile, so the loop keeps
@@ -201,6 +204,35 @@ __device__ __forceinline__ void wgmma_m64n224k16(float (&acc)[WGMMA_M64N224_ACC_
         " %112, %113, accumulate, 1, 1, 0, 0;\n"
         "}\n"
         : LADDER_ACC32(0), LADDER_ACC32(32), LADDER_ACC32(64), LADDER_ACC8(96), LADDER_ACC8(104)
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate)
+        : "memory");
+}
+
+// N = 168: a 64 x 168 piece of D in 84 registers of each thread, for step 07's 128x168 tile
+// (2304 = 13.7 x 168: 18 x 14 = 252 tiles of 2304^2, two waves 95% full, where 128x192's 216
+// make 1.6). N is a multiple of 8, not of 16: the last n8 block gives 4 registers.
+// SASS: HGMMA.64x168x16.F32.BF16.
+constexpr int WGMMA_M64N168_ACC_REGS = 64 * 168 / 128;  // fp32 accumulators per thread
+__device__ __forceinline__ void wgmma_m64n168k16(float (&acc)[WGMMA_M64N168_ACC_REGS],
+                                                 uint64_t desc_a, uint64_t desc_b,
+                                                 uint32_t accumulate) {
+    asm volatile(
+        "{\n"
+        ".reg .pred accumulate;\n"
+        "setp.ne.b32 accumulate, %86, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n168k16.f32.bf16.bf16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9,"
+        " %10, %11, %12, %13, %14, %15, %16, %17, %18, %19,"
+        " %20, %21, %22, %23, %24, %25, %26, %27, %28, %29,"
+        " %30, %31, %32, %33, %34, %35, %36, %37, %38, %39,"
+        " %40, %41, %42, %43, %44, %45, %46, %47, %48, %49,"
+        " %50, %51, %52, %53, %54, %55, %56, %57, %58, %59,"
+        " %60, %61, %62, %63, %64, %65, %66, %67, %68, %69,"
+        " %70, %71, %72, %73, %74, %75, %76, %77, %78, %79,"
+        " %80, %81, %82, %83},"
+        " %84, %85, accumulate, 1, 1, 0, 0;\n"
+        "}\n"
+        : LADDER_ACC32(0), LADDER_ACC32(32), LADDER_ACC8(64), LADDER_ACC8(72), LADDER_ACC4(80)
         : "l"(desc_a), "l"(desc_b), "r"(accumulate)
         : "memory");
 }

@@ -492,7 +492,7 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         {166, 2328, 2728, 64, 96, false, 0},       // odd K: clusters of 2, two rows of 25 clusters, one wave
         {3742, 184, 2920, 64, 128, false, 0},      // odd K, 39 columns would make two waves of clusters: 64x128
         {4096, 192, 4000, 64, 128, false, 0},      // the same against 4096: two columns of 64x128 as given
-        {14336, 160, 4096, 128, 192, false, 0},    // 224 tiles of 64x160 would make 2 waves: 128x192
+        {14336, 160, 4096, 128, 168, false, 0},    // 224 tiles of 64x160 would make 2 waves: 128x192, then 168
         {4096, 192, 4096, 64, 96, true, 0},        // N = 192: C^T in three rows of 64x96, one wave, no split
         {4096, 192, 8192, 128, 192, false, 128},   // K = 8192: 128x192's 32 tiles, shared (64x128 pads 64)
         {14336, 192, 4096, 128, 192, false, 0},    // 112 tiles of 128x192 instead of 128x256's padded ones
@@ -516,7 +516,7 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         {144, 6144, 4096, 128, 144, true, 96},     // three rows of 64x96 would make 1.5 waves: 128x144
         {4096, 160, 8192, 64, 160, false, 128},    // K = 8192: 64 of 64x160, each shared by two CTAs
         {192, 4096, 8192, 64, 192, false, 132},    // K = 8192: 66 of 64x192, each shared by two CTAs
-        {2560, 2560, 2560, 128, 144, false, 0},    // 2.73 waves of 128x144 (91%), 128x256 76%
+        {2560, 2560, 2560, 128, 224, false, 0},    // 2.73 waves of 128x144 (91%), 128x256 76%; 128x224 in two
         {8192, 192, 4096, 128, 192, false, 128},   // 128x192 fits N = 192 exactly
         {4096, 4096, 4096, 128, 256, false, 0},    // 4 waves; sharing the last one does not pay
         {64, 4096, 4096, 64, 64, false, 0},        // M <= 64: 64 tiles, more than the H100's DRAM feeds
@@ -564,7 +564,8 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
                             Forced{"tile64x96", 64, 96, 10}, Forced{"tile128x224", 128, 224, 4},
                             Forced{"tile64x192", 64, 192, 6}, Forced{"tile128x64", 128, 64, 8},
                             Forced{"tile64x64", 64, 64, 13}, Forced{"tile64x128", 64, 128, 8},
-                            Forced{"tile64x256", 64, 256, 5}, Forced{"tile128x256", 128, 256, 4}}) {
+                            Forced{"tile64x256", 64, 256, 5}, Forced{"tile128x256", 128, 256, 4},
+                            Forced{"tile128x168", 128, 168, 5}}) {
         SCOPED_TRACE(f.variant);
         const Candidate c = step_plan(7, f.variant, Problem{4096, 4096, 4096}).candidate;
         EXPECT_EQ(c.bm, f.bm);
@@ -576,6 +577,65 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     const Plan fitted = step_plan(7, "", Problem{160, 8192, 4096});
     EXPECT_EQ(fitted.problem.m, 8192);
     EXPECT_EQ(fitted.candidate.bn, 160);
+}
+
+// 128x168 in place of 128x192 where it makes as many waves, none shared (tile_choice.h,
+// narrower_in_same_waves), and not where the conditions say otherwise.
+TEST(TileChoice, NarrowerTilesInTheSameWaves) {
+    using ladder::tile_choice::choose;
+    struct Case {
+        long long m, n, k;
+        int columns, sharing_clusters;
+    };
+    for (const Case& c : {
+             Case{2304, 2304, 2304, 168, 0},  // 252 of 128x168 against 216 of 128x192: two waves either way
+             Case{2304, 2304, 4096, 168, 0},  // and 128x192's second wave no longer shared over every SM
+             Case{1024, 2384, 4096, 168, 0},  // one wave: 120 tiles against 104
+             Case{2284, 2064, 3072, 192, 132},  // 128x192's shared wave, K under 4096: kept
+             Case{3648, 3560, 4096, 192, 92},   // shared, five waves: kept
+             Case{5485, 1784, 512, 192, 0},     // eight k-blocks: kept
+             Case{2027, 2680, 4696, 192, 66},   // K % 64 != 0: 128x192 in clusters, kept
+         }) {
+        SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k));
+        const auto e = choose(c.m, c.n, c.k, 132, 2);
+        EXPECT_EQ(e.shape.rows, 128);
+        EXPECT_EQ(e.shape.columns, c.columns);
+        EXPECT_FALSE(e.transposed);
+        EXPECT_EQ(e.sharing_clusters, c.sharing_clusters);
+    }
+    // The same problem on every variant: 128x168 runs no clusters (slice_cluster), so cluster1
+    // and cluster4 get it too.
+    EXPECT_EQ(choose(2304, 2304, 2304, 132, 1).shape.columns, 168);
+    EXPECT_EQ(choose(2304, 2304, 2304, 132, 4).shape.columns, 168);
+    EXPECT_EQ(ladder::tile_choice::slice_cluster({128, 168}, 2), 1);
+    EXPECT_EQ(ladder::tile_choice::slice_cluster({128, 144}, 4), 2);
+}
+
+// 128x224 in place of 128x144 where it makes fewer waves, none shared, for at most 5% more
+// per SM, with K of at least 32 k-blocks (tile_choice.h, wider_in_fewer_waves).
+TEST(TileChoice, WiderTilesInFewerWaves) {
+    using ladder::tile_choice::choose;
+    struct Case {
+        long long m, n, k;
+        int columns;
+        long long waves;
+    };
+    for (const Case& c : {
+             Case{2560, 2560, 2560, 224, 2},  // 240 of 128x224 in two waves against 360 of 128x144 in three
+             Case{7104, 1486, 4096, 224, 3},  // three waves against five
+             Case{3529, 7264, 8192, 224, 7},  // seven waves of clusters against eleven
+             Case{796, 7473, 1024, 144, 3},   // 16 k-blocks: kept
+             Case{1089, 5710, 6144, 144, 3},  // 128x224's last wave would be shared: kept
+         }) {
+        SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k));
+        const auto e = choose(c.m, c.n, c.k, 132, 2);
+        EXPECT_EQ(e.shape.rows, 128);
+        EXPECT_EQ(e.shape.columns, c.columns);
+        EXPECT_EQ(e.waves, c.waves);
+        EXPECT_FALSE(e.transposed);
+    }
+    // 1536^2 keeps its one full wave of 128x144 (12 x 11 = 132 tiles).
+    EXPECT_EQ(choose(1536, 1536, 4096, 132, 2).shape.columns, 144);
 }
 
 TEST(TileChoice, ThreeRowsCountTheClustersThatAnOddKLaunches) {

@@ -97,8 +97,8 @@ TEST(Registry, Step07DefaultsToTheEveryShapeKernelAndListsItsTiles) {
     EXPECT_EQ(ladder::find_variant(s7, nullptr), ladder::find_variant(s7, "cluster2"));
     EXPECT_NE(s7.describe, nullptr);
     EXPECT_EQ(ladder::tile_names(s7),
-              "64x64, 64x96, 64x128, 64x160, 64x192, 64x256, 128x64, 128x128, 128x144, 128x192, "
-              "128x224, 128x256");
+              "64x64, 64x96, 64x128, 64x160, 64x192, 64x256, 128x64, 128x128, 128x144, 128x168, "
+              "128x192, 128x224, 128x256");
     ASSERT_NE(ladder::find_tile(s7, "128x144"), nullptr);
     EXPECT_EQ(ladder::find_tile(s7, "128x144"), ladder::find_tile(s7, "tile128x144"));
     EXPECT_STREQ(ladder::find_tile(s7, "128x144")->name, "tile128x144");

@@ -755,7 +755,7 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
             if (std::sscanf(value.c_str(), "%dx%d%c", &rows, &columns, &end) != 2 ||
                 !tile_choice::in_family({rows, columns})) {
                 *error = "--tile must be a tile of step 07's family (64x64, 64x96, 64x128, 64x160, "
-                         "64x192, 64x256, 128x64, 128x128, 128x144, 128x192, 128x224, 128x256), not '" +
+                         "64x192, 64x256, 128x64, 128x128, 128x144, 128x168, 128x192, 128x224, 128x256), not '" +
                          ladder::printable(value) + "'";
                 return false;
             }
