@@ -425,12 +425,14 @@ inline Estimate retiled(const Estimate& given, Shape tile, long long m, long lon
     e.transposed = given.transposed;
     return e;
 }
-// Whether `count` tiles of `tile` are more than kMoreColumns more work than `other_count` of
-// `other` (tiles for the whole problem, or waves for what each SM computes).
+// Whether `count` tiles of `tile` are more than `allowance` (kMoreColumns unless given) more
+// work than `other_count` of `other` (tiles for the whole problem, or waves for what each SM
+// computes).
 constexpr double kMoreColumns = 0.05;
-inline bool more_work(long long count, Shape tile, long long other_count, Shape other) {
+inline bool more_work(long long count, Shape tile, long long other_count, Shape other,
+                      double allowance = kMoreColumns) {
     return static_cast<double>(count * tile_area(tile)) >
-           (1 + kMoreColumns) * static_cast<double>(other_count * tile_area(other));
+           (1 + allowance) * static_cast<double>(other_count * tile_area(other));
 }
 
 // Where the rules above give 128x192 tiles in a plain launch, 128x168 where it makes as
@@ -545,14 +547,49 @@ inline Estimate wider_in_fewer_waves(const Estimate& given, long long m, long lo
     return e;
 }
 
-// What step 07 runs for M x N x K: fitted_or_transposed's tile, 128x168 in place of its
-// 128x192 where narrower_in_same_waves says so, 128x224 in place of its 128x144 where
-// wider_in_fewer_waves does.
-inline Estimate choose(long long m, long long n, long long k, int sms, int cluster,
-                       bool share_last_wave = true, double dram_gbps = stream_k::kH100DramGBps) {
+// fitted_or_transposed's tile, 128x168 in place of its 128x192 where narrower_in_same_waves
+// says so, 128x224 in place of its 128x144 where wider_in_fewer_waves does.
+inline Estimate fitted_in_between(long long m, long long n, long long k, int sms, int cluster,
+                                  bool share_last_wave, double dram_gbps) {
     const Estimate e = fitted_or_transposed(m, n, k, sms, cluster, share_last_wave, dram_gbps);
     const Estimate narrower = narrower_in_same_waves(e, m, n, k, sms, cluster, share_last_wave, dram_gbps);
     return wider_in_fewer_waves(narrower, m, n, k, sms, cluster, share_last_wave, dram_gbps);
+}
+
+// What step 07 runs for M x N x K: fitted_in_between's choice, or C^T where that computes
+// the problem in 128-row tiles as given and the transposed problem's 128-row tiles compute no
+// more of C, in no more waves, none of them shared, and give each SM less (waves x tile area):
+//   * kTransposedGain less where C's rows are not 16-byte aligned (N % 8 != 0). C has no TMA
+//     store then, and its direct stores cost more than C^T's: 8071x813x1024 took 54.2 us as
+//     given, 36.3 as C^T, and 8071x816x1024, with its TMA store, 29.6;
+//   * kTransposedStoreGain less where C keeps a TMA store as given (N % 8 == 0), and only with
+//     kNarrowerKBlocks k-blocks or more (8176x384x512 15.3 us as C^T against 14.2).
+// A short side of 256 to 1150 against a long one pads less as rows of 128 than as columns of
+// 192 to 256 (7384x368x6144: three rows of 128x192 tiles instead of two columns of 128x256).
+// Measured on the H100 (NOTES.md, "Both input regimes";
+// results/h100/step07_other_orientation.csv), against the code before in alternating
+// processes, two rounds, on shapes drawn at random from those the rule changes: with N % 8
+// != 0, 31 and then 26 more, 27% and 28% faster (geometric mean), none more than 1.2% slower
+// (543x6388x5080 on zeros); with N % 8 == 0, 25 shapes, 13% faster, the least 1.5% (8064x304x2048:
+// 26.6 us against 27.0 on zeros), the most 28% (7384x368x6144: 51.6 us against 65.9).
+constexpr double kTransposedGain = 0.10;
+constexpr double kTransposedStoreGain = 0.25;
+inline Estimate choose(long long m, long long n, long long k, int sms, int cluster,
+                       bool share_last_wave = true, double dram_gbps = stream_k::kH100DramGBps) {
+    const Estimate e = fitted_in_between(m, n, k, sms, cluster, share_last_wave, dram_gbps);
+    if (e.shape.rows != 128 || e.transposed) return e;
+    const bool tma_store = n % 8 == 0;
+    if (tma_store && (k + 63) / 64 < kNarrowerKBlocks) return e;
+    const double gain = tma_store ? kTransposedStoreGain : kTransposedGain;
+    Estimate t = fitted_in_between(n, m, k, sms, cluster, share_last_wave, dram_gbps);
+    if (t.shape.rows != 128 || t.transposed || t.waves > e.waves || t.sharing_clusters != 0 ||
+        more_work(t.tiles, t.shape, e.tiles, e.shape, 0) ||
+        static_cast<double>(t.waves * tile_area(t.shape)) >
+            (1 - gain) * static_cast<double>(e.waves * tile_area(e.shape)))
+        return e;
+    t.transposed = true;
+    t.reason = "C^T's tiles compute no more of C in no more waves, with less per SM";
+    return t;
 }
 
 // One line: the chosen tile, its tiles and waves, the schedule and why, e.g.

@@ -638,6 +638,25 @@ TEST(TileChoice, WiderTilesInFewerWaves) {
     EXPECT_EQ(choose(1536, 1536, 4096, 132, 2).shape.columns, 144);
 }
 
+// C^T where the transposed problem's 128-row tiles give each SM less in no more waves: 10%
+// where C has no TMA store (N % 8 != 0), 25% where it has (tile_choice.h, choose).
+TEST(TileChoice, TransposedWhereItGivesEachSmLess) {
+    using ladder::tile_choice::choose;
+    const auto rows = choose(7892, 383, 2048, 132, 2);  // 126 of 128x192 as C^T, not 124 of 128x256
+    EXPECT_TRUE(rows.transposed);
+    EXPECT_EQ(rows.shape.rows, 128);
+    EXPECT_EQ(rows.shape.columns, 192);
+    EXPECT_EQ(rows.waves, 1);
+    EXPECT_TRUE(choose(7335, 737, 6144, 132, 2).transposed);  // 128x168 as C^T, none shared
+    // N % 8 == 0: C^T for a quarter less per SM (7892x384x2048: 192 columns instead of 256),
+    // not for 11% (562x6112x1912 keeps 128x144 and its TMA store), nor at K = 512.
+    EXPECT_TRUE(choose(7892, 384, 2048, 132, 2).transposed);
+    const auto stored = choose(562, 6112, 1912, 132, 2);
+    EXPECT_FALSE(stored.transposed);
+    EXPECT_EQ(stored.shape.columns, 144);
+    EXPECT_FALSE(choose(8176, 384, 512, 132, 2).transposed);
+}
+
 TEST(TileChoice, ThreeRowsCountTheClustersThatAnOddKLaunches) {
     using ladder::tile_choice::choose;
     // K % 64 != 0 pairs the default's rows in clusters: 39 columns of three rows would make
