@@ -5,7 +5,7 @@
 //
 // A tile is 64 x CONSUMERS rows (one consumer warpgroup per 64 rows) by 64 to 256 columns.
 // The rule counts the tiles of the problem and how full the persistent grid's waves are;
-// from those it picks the tile. It also says whether stream-K (stream_k.h beside this file) shares
+// from those it picks the tile, and whether to compute C^T instead of C. It also says whether stream-K (stream_k.h beside this file) shares
 // the last wave, which the kernel decides by the same rule.
 #pragma once
 
