@@ -135,6 +135,18 @@ __device__ __forceinline__ void hand_over_partial(float* partials, int* flags, i
                                        thread_in_wg);
 }
 
+// The float4 loads of one partial per round in add_partials: the most, up to 16, that divide
+// a consumer's float4s into whole rounds (all 16 at 64x128, 14 of 28 at 64x224, 7 of 21 at
+// 64x168).
+constexpr int loads_per_round(int float4s) {
+    for (int n = float4s < 16 ? float4s : 16; n > 1; --n)
+        if (float4s % n == 0) return n;
+    return 1;
+}
+static_assert(loads_per_round(32) == 16 && loads_per_round(28) == 14 && loads_per_round(24) == 12 &&
+                  loads_per_round(18) == 9 && loads_per_round(8) == 8 && loads_per_round(21) == 7,
+              "the rounds of the family's widths");
+
 // The owner of a shared tile adds the partials of the next `holders` clusters (the CTA of
 // its own rank in each). The holders finish their runs at about the same time, so the owner
 // does not take them one by one: it waits for all their flags at once (thread h - 1 of the
@@ -144,18 +156,6 @@ __device__ __forceinline__ void hand_over_partial(float* partials, int* flags, i
 // or fewer). Each round trip to L2 then brings several partials, not one. The sums are
 // still added holder after holder, in cluster order, so the bits do not change from run to
 // run (nor from the one-by-one order they replace).
-// The float4 loads of one partial per round: the most, up to 16, that divide a consumer's
-// float4s into whole rounds (all 16 at 64x128, 14 of 28 at 64x224, 7 of 21 at 64x168, and
-// one at a time at 64x136, whose 17 is prime: there the holders fill the budget instead).
-constexpr int loads_per_round(int float4s) {
-    for (int n = float4s < 16 ? float4s : 16; n > 1; --n)
-        if (float4s % n == 0) return n;
-    return 1;
-}
-static_assert(loads_per_round(32) == 16 && loads_per_round(28) == 14 && loads_per_round(24) == 12 &&
-                  loads_per_round(18) == 9 && loads_per_round(8) == 8 && loads_per_round(17) == 1,
-              "the rounds of the family's widths");
-
 template <class T, int CLUSTER, int WARPGROUP_THREADS>
 __device__ __forceinline__ void add_partials(float* partials, int* flags, int cluster_id, int rank,
                                              int holders, int consumer, int barrier_id,

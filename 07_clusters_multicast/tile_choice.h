@@ -5,8 +5,9 @@
 //
 // A tile is 64 x CONSUMERS rows (one consumer warpgroup per 64 rows) by 64 to 256 columns.
 // The rule counts the tiles of the problem and how full the persistent grid's waves are;
-// from those it picks the tile, and whether to compute C^T instead of C. It also says whether stream-K (stream_k.h beside this file) shares
-// the last wave, which the kernel decides by the same rule.
+// from those it picks the tile, and whether to compute C^T instead of C. It also says whether
+// stream-K (stream_k.h beside this file) shares the last wave, which the kernel decides by the
+// same rule.
 #pragma once
 
 #include <algorithm>
@@ -425,9 +426,9 @@ inline Estimate retiled(const Estimate& given, Shape tile, long long m, long lon
     e.transposed = given.transposed;
     return e;
 }
-// Whether `count` tiles of `tile` are more than `allowance` (kMoreColumns unless given) more
-// work than `other_count` of `other` (tiles for the whole problem, or waves for what each SM
-// computes).
+// Whether `count` tiles of `tile` are more work than (1 + allowance) times `other_count` of
+// `other` (tiles for the whole problem, or waves for what each SM computes); allowance is
+// kMoreColumns unless given, 0 for "any more", -0.1 for "not 10% less".
 constexpr double kMoreColumns = 0.05;
 inline bool more_work(long long count, Shape tile, long long other_count, Shape other,
                       double allowance = kMoreColumns) {
@@ -569,7 +570,7 @@ inline Estimate fitted_in_between(long long m, long long n, long long k, int sms
 // Measured on the H100 (NOTES.md, "Both input regimes";
 // results/h100/step07_other_orientation.csv), against the code before in alternating
 // processes, two rounds, on shapes drawn at random from those the rule changes: with N % 8
-// != 0, 31 and then 26 more, 27% and 28% faster (geometric mean), none more than 1.2% slower
+// != 0, 31 and then 26 more, 27% and 28% faster (geometric mean), none more than 1.1% slower
 // (543x6388x5080 on zeros); with N % 8 == 0, 25 shapes, 13% faster, the least 1.5% (8064x304x2048:
 // 26.6 us against 27.0 on zeros), the most 28% (7384x368x6144: 51.6 us against 65.9).
 constexpr double kTransposedGain = 0.10;
@@ -584,8 +585,7 @@ inline Estimate choose(long long m, long long n, long long k, int sms, int clust
     Estimate t = fitted_in_between(n, m, k, sms, cluster, share_last_wave, dram_gbps);
     if (t.shape.rows != 128 || t.transposed || t.waves > e.waves || t.sharing_clusters != 0 ||
         more_work(t.tiles, t.shape, e.tiles, e.shape, 0) ||
-        static_cast<double>(t.waves * tile_area(t.shape)) >
-            (1 - gain) * static_cast<double>(e.waves * tile_area(e.shape)))
+        more_work(t.waves, t.shape, e.waves, e.shape, -gain))
         return e;
     t.transposed = true;
     t.reason = "C^T's tiles compute no more of C in no more waves, with less per SM";

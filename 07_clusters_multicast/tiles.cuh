@@ -281,7 +281,7 @@ __device__ __forceinline__ void store_tile_transposed(__nv_bfloat16* c_tile, int
 // -------------------------------------------------------------------------------------
 // The planner's tile as a compiled one: calls launch(TileType<Tile<CONSUMERS, COLUMNS>>{})
 // with gemm.cu's Tile template, whose kernels exist for exactly these tiles: 64 rows by 64,
-// 96, 128, 160, 192 or 256 columns, 128 rows by 64, 128, 144, 192, 224 or 256 (another
+// 96, 128, 160, 192 or 256 columns, 128 rows by 64, 128, 144, 168, 192, 224 or 256 (another
 // width runs the 256-column tile of its height).
 template <class T>
 struct TileType {
