@@ -562,7 +562,7 @@ inline Estimate fitted_in_between(long long m, long long n, long long k, int sms
 // more of C, in no more waves, none of them shared, and give each SM less (waves x tile area):
 //   * kTransposedGain less where C's rows are not 16-byte aligned (N % 8 != 0). C has no TMA
 //     store then, and its direct stores cost more than C^T's: 8071x813x1024 took 54.2 us as
-//     given, 36.3 as C^T, and 8071x816x1024, with its TMA store, 29.6;
+//     given, 36.3 as C^T, and 8071x816x1024, with its TMA store, 29.3-29.7;
 //   * kTransposedStoreGain less where C keeps a TMA store as given (N % 8 == 0), and only with
 //     kNarrowerKBlocks k-blocks or more (8176x384x512 15.3 us as C^T against 14.2).
 // A short side of 256 to 1150 against a long one pads less as rows of 128 than as columns of
