@@ -680,7 +680,8 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
 // The planner's choice for this problem on this GPU (tile_choice.h): the tile,
 // and whether to compute C^T = B A^T (A and B, both K-major, swap roles: a problem of few
 // columns and many rows gets them as the rows of the tiles, one of 129 to 192 rows as the
-// columns of a 144-, 160- or 192-column tile). `forced`, where given, runs that tile instead
+// columns of a 144-, 160- or 192-column tile, and a short side that 128-row tiles pad less
+// than wide columns do as their rows). `forced`, where given, runs that tile instead
 // of the planner's (the variants that measure the choice). The 128x144 tile runs clusters
 // of at most 2, and 128x168 none (slice_cluster in tile_choice.h).
 template <int CLUSTER>
