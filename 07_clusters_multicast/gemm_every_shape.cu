@@ -325,6 +325,14 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     // DSMEM rule 2: no CTA multicasts into, or arrives on, a peer's barriers before the
     // peer has initialised them. (This also does __syncthreads' job inside the CTA.)
     cluster_sync();
+    // VARIANT BEGIN: split-K lets its reduce kernel take the SMs this grid leaves free
+    // The reduce kernel of split-K is launched next as a programmatic dependent launch: once
+    // every CTA of this grid has said so, its CTAs may be placed on the SMs this grid leaves
+    // free; each waits there (griddepcontrol.wait) until this grid has finished and its
+    // writes are visible. PTX ISA: "Parallel Synchronization and Communication
+    // Instructions: griddepcontrol".
+    if (sched.splits > 1) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+    // VARIANT END
 
     if (warpgroup == 0) {
         // ---- producer: one thread keeps the ring full ---------------------------------
@@ -470,6 +478,15 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             // (wgmma's D layout as in step 06: layout::wgmma_acc_row/col.)
             const int row0 = m0 + consumer * WGMMA_M;  // first row of this consumer's piece
             if (row0 >= M) continue;  // the whole piece is below C (uniform per warpgroup)
+            // Split-K (schedule.cuh): the slice's fp32 sums go to a slot of their own, and
+            // reduce_splits adds the slices and stores C.
+            if (sched.splits > 1) {
+                store_slice<T, WARPGROUP_THREADS>(
+                    slice_slot<T>(partials, unit.split, sched.tiles * CLUSTER,
+                                  unit.tile * CLUSTER + static_cast<int>(rank), consumer),
+                    thread_in_wg, acc);
+                continue;
+            }
             // Stream-K (schedule.cuh): a unit that does not start its tile hands its partial
             // sums to the tile's owner and is done; the owner adds them before it stores.
             if (!fix_up<T, CLUSTER, WARPGROUP_THREADS>(sched, unit, partials, flags, cluster_id, rank,
@@ -552,6 +569,91 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     cluster_sync();
 }
 
+// VARIANT BEGIN: split-K's reduce kernel
+// Split-K's second kernel: adds the `splits` slices of every tile and stores C in bf16.
+// A consumer's slice is ACC_REGS / 4 rounds of 128 float4 (slice_slot: float4 q * 128 + t
+// was thread t's acc[4q..4q+3]). Block b takes REDUCE_LANES consecutive float4 of one
+// consumer's piece of one CTA tile, in every slice: its `groups` x REDUCE_LANES threads each
+// add every groups-th slice, in slice order, and the group sums are then added in group order
+// through shared memory. The order is fixed, so the bits do not change from run to run. The
+// blocks (pieces x ACC_REGS / 4 x 128 / REDUCE_LANES) spread the slices' reads over the SMs.
+constexpr int REDUCE_LANES = 32;
+template <int CLUSTER, class T>
+__global__ void __launch_bounds__(1024)
+reduce_splits(const float* __restrict__ partials, __nv_bfloat16* __restrict__ C, int M, int N,
+              int c_store, int tiles, int splits) {
+    extern __shared__ float4 group_sums[];  // [groups - 1][REDUCE_LANES]
+    constexpr int CHUNKS = T::ACC_REGS / 4 * WARPGROUP_THREADS / REDUCE_LANES;  // per piece
+    const int groups = static_cast<int>(blockDim.x) / REDUCE_LANES;
+    const int lane_in_chunk = static_cast<int>(threadIdx.x) % REDUCE_LANES;
+    const int group = static_cast<int>(threadIdx.x) / REDUCE_LANES;
+    const int chunk = static_cast<int>(blockIdx.x) % CHUNKS;
+    const int piece = static_cast<int>(blockIdx.x) / CHUNKS;
+    const int consumer = piece % T::CONSUMER_WARPGROUPS;
+    const int cta_tile = piece / T::CONSUMER_WARPGROUPS;
+    const int cta_tiles = tiles * CLUSTER;
+    const int position = chunk * REDUCE_LANES + lane_in_chunk;  // float4 q * 128 + t of the slot
+    // The GEMM grid's partials are complete and visible only after this wait (the GEMM
+    // kernel let this grid start early). PTX ISA: griddepcontrol.
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+
+    float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 4
+    for (int split = group; split < splits; split += groups) {
+        const float4 v = __ldcg(&slice_slot<T>(const_cast<float*>(partials), split, cta_tiles, cta_tile,
+                                               consumer)[position]);
+        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+    }
+    if (group > 0) group_sums[(group - 1) * REDUCE_LANES + lane_in_chunk] = sum;
+    __syncthreads();
+    if (group > 0) return;
+    for (int g = 1; g < groups; ++g) {
+        const float4 v = group_sums[(g - 1) * REDUCE_LANES + lane_in_chunk];
+        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+    }
+    // float4 q of thread t holds wgmma's D elements (r, c), (r, c + 1), (r + 8, c), (r + 8, c + 1).
+    const int q = position / WARPGROUP_THREADS, t = position % WARPGROUP_THREADS;
+    const int2 origin = cta_origin<CLUSTER, T>(cta_tile / CLUSTER, M, N, static_cast<uint32_t>(cta_tile % CLUSTER));
+    const int row = origin.x + consumer * WGMMA_M + layout::wgmma_acc_row(t / 32, t % 32, 4 * q);
+    const int col = origin.y + layout::wgmma_acc_col(t % 32, 4 * q);
+    const float values[4] = {sum.x, sum.y, sum.z, sum.w};
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+        const int r = row + 8 * (e / 2), c = col + e % 2;
+        if (r >= M || c >= N) continue;
+        const size_t at = c_store == kStoreTransposed ? static_cast<size_t>(c) * M + r
+                                                      : static_cast<size_t>(r) * N + c;
+        C[at] = __float2bfloat16(values[e]);
+    }
+}
+
+// Launches reduce_splits after the GEMM grid on `stream`, as a programmatic dependent launch
+// (CUDA guide, "Programmatic Dependent Launch and Synchronization"): its CTAs may start
+// while the GEMM's last CTAs finish, and wait for them in griddepcontrol.wait.
+template <int CLUSTER, class T>
+cudaError_t launch_reduce(const char* step, const float* partials, __nv_bfloat16* C, int M, int N,
+                          int c_store, const Schedule& sched, cudaStream_t stream) {
+    // Up to 32 groups, each adding at least 2 slices.
+    const int groups = std::min(32, (sched.splits + 1) / 2);
+    constexpr int CHUNKS = T::ACC_REGS / 4 * WARPGROUP_THREADS / REDUCE_LANES;
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(static_cast<unsigned>(sched.tiles * CLUSTER * T::CONSUMER_WARPGROUPS * CHUNKS));
+    config.blockDim = dim3(static_cast<unsigned>(groups * REDUCE_LANES));
+    config.dynamicSmemBytes = static_cast<size_t>(groups - 1) * REDUCE_LANES * sizeof(float4);
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    if (cudaError_t err = cudaLaunchKernelEx(&config, reduce_splits<CLUSTER, T>, partials, C, M, N,
+                                             c_store, sched.tiles, sched.splits);
+        err != cudaSuccess)
+        return fail(err, "%s: cudaLaunchKernelEx (split-K reduce): %s", step, cudaGetErrorString(err));
+    return check_launch(step);
+}
+
+// VARIANT END
 // -------------------------------------------------------------------------------------
 // Host launch
 // -------------------------------------------------------------------------------------
@@ -649,10 +751,12 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
         static_cast<long long>(BM) * unit, BN, K);
     double dram = 0;
     if (cudaError_t err = dram_gbps(kStep, &dram); err != cudaSuccess) return err;
+    const int k_blocks = layout::ceil_div(K, BK);
+    const int splits = share_last_wave ? stream_k::split_count(units, slots, k_blocks) : 1;
     const Schedule sched =
-        make_schedule(units, layout::ceil_div(K, BK), slots, share_last_wave, one_tile_row, exceeds_l2,
-                      stream_k::narrow_wave(cta_tiles, resident.ctas, layout::ceil_div(K, BK), BM),
-                      stream_k::feed_bound_wave(plain_grid.x, plain_grid.y, dram));
+        make_schedule(units, k_blocks, slots, share_last_wave, one_tile_row, exceeds_l2,
+                      stream_k::narrow_wave(cta_tiles, resident.ctas, k_blocks, BM),
+                      stream_k::feed_bound_wave(plain_grid.x, plain_grid.y, dram), splits);
     // Where the CTAs that share a tile leave their partials, and the flags (schedule.cuh).
     float* partials = nullptr;
     int* flags = nullptr;
@@ -665,7 +769,8 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
         gemm_kernel<1, T><<<static_cast<unsigned>(sched.clusters), THREADS, SMEM_BYTES, stream>>>(
             a.whole, b.whole, c_map, C, M, N, K, c_store, sched, partials, flags, a.edge,
             a.edge_bytes, b.edge, b.edge_bytes);
-        return check_launch(kStep);
+        if (cudaError_t err = check_launch(kStep); err != cudaSuccess || sched.splits == 1) return err;
+        return launch_reduce<1, T>(kStep, partials, C, M, N, c_store, sched, stream);
     }
     config.gridDim = dim3(static_cast<unsigned>(sched.clusters * CLUSTER));
     if (cudaError_t err = cudaLaunchKernelEx(&config, gemm_kernel<CLUSTER, T>, a.whole, b.whole, c_map,
@@ -674,7 +779,8 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
         err != cudaSuccess)
         return fail(err, "%s: cudaLaunchKernelEx (cluster size %d): %s", kStep, CLUSTER,
                     cudaGetErrorString(err));
-    return check_launch(kStep);
+    if (cudaError_t err = check_launch(kStep); err != cudaSuccess || sched.splits == 1) return err;
+    return launch_reduce<CLUSTER, T>(kStep, partials, C, M, N, c_store, sched, stream);
 }
 
 // The planner's choice for this problem on this GPU (tile_choice.h): the tile,
@@ -725,6 +831,17 @@ cudaError_t gemm_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloa
     return launch<2>(A, B, C, M, N, K, stream, {ROWS, COLUMNS}, true);
 }
 
+// The most workspace any call needs on this device (ladder_workspace_size): the stream-K
+// flags and a partial tile of the tallest, widest tile for every CTA the GPU holds at once
+// (one per SM), which bounds both stream-K's grid and split-K's slices (one wave at most).
+cudaError_t workspace_bytes(size_t* bytes) {
+    int sms = 0;
+    if (cudaError_t err = sm_count(kStep, &sms); err != cudaSuccess) return err;
+    const size_t flag_bytes = (static_cast<size_t>(sms) * MAX_CONSUMERS * sizeof(int) + 255) / 256 * 256;
+    *bytes = flag_bytes + static_cast<size_t>(sms) * MAX_CONSUMERS * WGMMA_M * WGMMA_N * sizeof(float);
+    return cudaSuccess;
+}
+
 // One line for the step executable: the tile the planner chose for M x N x K and why.
 std::string describe(int M, int N, int K) {
     int sms = 0;
@@ -752,6 +869,7 @@ LADDER_REGISTER_TILES(set_timeline, {"tile64x64", gemm_tile<64, 64>}, {"tile64x9
                       {"tile128x144", gemm_tile<128, 144>}, {"tile128x168", gemm_tile<128, 168>},
                       {"tile128x192", gemm_tile<128, 192>},
                       {"tile128x224", gemm_tile<128, 224>}, {"tile128x256", gemm_tile<128, 256>});
+LADDER_REGISTER_WORKSPACE(workspace_bytes);
 
 }  // namespace ladder::step07_every_shape
 // VARIANT END

@@ -37,17 +37,26 @@ namespace ladder {
 // Why no cluster waits forever: a run that does not start at a tile's first k-block has
 // that piece first, and publishes it before it waits for anything; the owner only waits
 // for those first pieces. Every cluster of the grid is resident at once, so the waits end.
+//
+// Few tiles with a long K take another road: split-K through a second kernel. Every tile is
+// cut into `splits` equal slices of K; slice s of every tile is one more data-parallel unit
+// (units numbered slice by slice, so the tiles in flight at one moment read the same
+// k-blocks), each unit writes its fp32 partial tile to a slot of its own, and no CTA waits
+// for another. reduce_splits, launched next on the same stream, adds the slices of each
+// element in slice order (fixed, so the bits do not change from run to run) and stores C.
 struct Schedule {
     int tiles;        // cluster tiles of the problem
     int k_blocks;     // k-blocks per tile
     int clusters;     // clusters in the grid
     int dp_tiles;     // tiles [0, dp_tiles) are data-parallel: cluster g takes g, g + clusters, ...
     int sk_clusters;  // S: clusters [0, S) share the k-blocks of tiles [dp_tiles, tiles) (0: none)
+    int splits;       // slices of K per data-parallel tile: 1, or split-K through reduce_splits
 };
 
-// One piece of work: k-blocks [kb_begin, kb_end) of cluster tile `tile`.
+// One piece of work: k-blocks [kb_begin, kb_end) of cluster tile `tile`, which are slice
+// `split` of its K (0 unless the schedule splits K).
 struct WorkUnit {
-    int tile, kb_begin, kb_end;
+    int tile, kb_begin, kb_end, split;
 };
 
 // Where cluster g's run of the shared k-blocks starts (numbered end to end from the first
@@ -59,26 +68,28 @@ __host__ __device__ inline long long sk_start(const Schedule& s, int g) {
 // Walks one cluster's units: its data-parallel tiles, then its run of shared k-blocks cut
 // at tile boundaries. Producer and consumers each run one and so see the same sequence.
 struct WorkCursor {
-    int dp_tile;   // next data-parallel tile
+    int dp_unit;   // next data-parallel unit: tile dp_unit % dp_tiles, slice dp_unit / dp_tiles
     int pos, end;  // what is left of this cluster's stream-K run (make_schedule: < 2^31)
 
-    __device__ WorkCursor(const Schedule& s, int g) : dp_tile(g), pos(0), end(0) {
+    __device__ WorkCursor(const Schedule& s, int g) : dp_unit(g), pos(0), end(0) {
         if (g < s.sk_clusters) {
             pos = static_cast<int>(sk_start(s, g));
             end = static_cast<int>(sk_start(s, g + 1));
         }
     }
     __device__ bool next_unit(const Schedule& s, WorkUnit& u) {
-        if (dp_tile < s.dp_tiles) {
-            u = {dp_tile, 0, s.k_blocks};
-            dp_tile += s.clusters;
+        if (dp_unit < s.dp_tiles * s.splits) {
+            const int split = dp_unit / s.dp_tiles;
+            u = {dp_unit - split * s.dp_tiles, split * s.k_blocks / s.splits,
+                 (split + 1) * s.k_blocks / s.splits, split};
+            dp_unit += s.clusters;
             return true;
         }
         if (pos >= end) return false;
         const int tile = pos / s.k_blocks;
         const int first = pos % s.k_blocks;
         const int last = end - pos < s.k_blocks - first ? first + (end - pos) : s.k_blocks;
-        u = {s.dp_tiles + tile, first, last};
+        u = {s.dp_tiles + tile, first, last, 0};
         pos += last - first;
         return true;
     }
@@ -146,6 +157,26 @@ constexpr int loads_per_round(int float4s) {
 static_assert(loads_per_round(32) == 16 && loads_per_round(28) == 14 && loads_per_round(24) == 12 &&
                   loads_per_round(18) == 9 && loads_per_round(8) == 8 && loads_per_round(21) == 7,
               "the rounds of the family's widths");
+
+// Split-K's slot of one consumer's slice of one CTA tile, in the register order of
+// partial_slot: slice `split` of CTA tile `cta_tile` (cluster tile * cluster size + rank) of
+// `cta_tiles`. Every unit writes its own, so nobody waits and no flag is needed.
+template <class T>
+__device__ __forceinline__ float4* slice_slot(float* partials, int split, int cta_tiles, int cta_tile,
+                                              int consumer) {
+    return partial_slot<T>(partials, split * cta_tiles + cta_tile, consumer);
+}
+
+// A consumer's slice of a tile under split-K: its accumulators into its slot, as
+// hand_over_partial stores them (whole coalesced 16-byte rows), without a flag: the reduce
+// kernel runs after this whole grid has finished.
+template <class T, int WARPGROUP_THREADS>
+__device__ __forceinline__ void store_slice(float4* slot, int thread_in_wg, const float (&acc)[T::ACC_REGS]) {
+#pragma unroll
+    for (int q = 0; q < T::ACC_REGS / 4; ++q)
+        __stcg(&slot[q * WARPGROUP_THREADS + thread_in_wg],
+               make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
+}
 
 // The owner of a shared tile adds the partials of the next `holders` clusters (the CTA of
 // its own rank in each). The holders finish their runs at about the same time, so the owner
@@ -236,9 +267,17 @@ __device__ __forceinline__ bool fix_up(const Schedule& sched, const WorkUnit& un
 // single wave of 64-row tiles with a short K (narrow) is only split, and not even that where
 // it is one tile high or wide and its CTAs already ask the DRAM for more than it gives (feed_bound;
 // stream_k::narrow_wave and feed_bound_wave).
+// With `splits` > 1 (stream_k::split_count) every tile is data-parallel, in that many
+// slices of K, and nothing is shared.
 inline Schedule make_schedule(int tiles, int k_blocks, int max_clusters, bool share_last_wave,
-                              bool one_tile_row, bool exceeds_l2, bool narrow, bool feed_bound) {
-    Schedule s{tiles, k_blocks, tiles < max_clusters ? tiles : max_clusters, tiles, 0};
+                              bool one_tile_row, bool exceeds_l2, bool narrow, bool feed_bound,
+                              int splits = 1) {
+    if (splits > 1) {
+        const long long units = static_cast<long long>(tiles) * splits;
+        return {tiles, k_blocks, static_cast<int>(units < max_clusters ? units : max_clusters), tiles, 0,
+                splits};
+    }
+    Schedule s{tiles, k_blocks, tiles < max_clusters ? tiles : max_clusters, tiles, 0, 1};
     const int leftover = tiles % max_clusters;  // tiles of the last, partial wave
     if (!share_last_wave || leftover == 0) return s;
     if (static_cast<long long>(leftover) * k_blocks > INT_MAX) return s;  // WorkCursor counts in int
@@ -325,9 +364,9 @@ cudaError_t resident_grid(const char* step, const cudaLaunchConfig_t& cluster_co
     });
 }
 
-// The workspace of a launch whose schedule shares tiles (nothing otherwise): a flag per
-// consumer of every CTA the GPU holds, then one partial tile per CTA of this grid
-// (`cluster_ctas` CTAs per cluster). The flags come first, at a place that does not depend
+// The workspace of a launch whose schedule shares tiles or splits K (nothing otherwise): a
+// flag per consumer of every CTA the GPU holds, then one partial tile per CTA of this grid
+// (`cluster_ctas` CTAs per cluster), or split-K's slices. The flags come first, at a place that does not depend
 // on the problem: launch after launch on this stream reuses them (the owners lower every
 // flag they wait for), and a partial of a larger grid must never land on them. They are
 // sized for the tallest tile (`max_consumers`), so that launches of different tile heights
@@ -337,10 +376,14 @@ cudaError_t stream_k_workspace(const char* step, cudaStream_t stream, const Sche
                                int resident_ctas, int max_consumers, float** partials, int** flags) {
     *partials = nullptr;
     *flags = nullptr;
-    if (sched.sk_clusters == 0) return cudaSuccess;
+    if (sched.sk_clusters == 0 && sched.splits == 1) return cudaSuccess;
     const size_t flag_bytes = (static_cast<size_t>(resident_ctas) * max_consumers * sizeof(int) + 255) / 256 * 256;
-    const size_t ctas = static_cast<size_t>(sched.clusters) * cluster_ctas;
-    const size_t partial_bytes = ctas * T::CONSUMER_WARPGROUPS * T::PARTIAL_FLOATS * sizeof(float);
+    // Split-K: a slot for every slice of every CTA tile (slice_slot); stream-K: one for every
+    // CTA of the grid.
+    const size_t slots = sched.splits > 1
+                             ? static_cast<size_t>(sched.splits) * sched.tiles * cluster_ctas
+                             : static_cast<size_t>(sched.clusters) * cluster_ctas;
+    const size_t partial_bytes = slots * T::CONSUMER_WARPGROUPS * T::PARTIAL_FLOATS * sizeof(float);
     void* workspace = nullptr;
     if (cudaError_t err = stream_workspace(step, stream, flag_bytes + partial_bytes, &workspace);
         err != cudaSuccess)

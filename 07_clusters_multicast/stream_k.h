@@ -155,6 +155,25 @@ inline LastWave last_wave(long long leftover, long long k_blocks, long long max_
     return best;
 }
 
+// Few tiles with a long K: split-K through a reduce kernel (schedule.cuh, reduce_splits).
+// Where at least kSplitMinSlices slices of every tile fit in one wave of the grid's slots
+// and K is at least kSplitMinTileKBlocks k-blocks long, each tile is cut into as many equal
+// slices of K as the slots hold (one wave), none shorter than kSplitMinKBlocks k-blocks. Such a problem reads
+// its operands once from DRAM and is bound by that read, not by wgmma: what counts is how
+// many SMs pull operands at once. Stream-K's shared tiles (last_wave above) wait for one
+// another inside the kernel; the slices of split-K never wait, and their fp32 partials
+// (in L2) are added by a second kernel.
+constexpr long long kSplitMinKBlocks = 8;
+constexpr long long kSplitMinSlices = 6;
+constexpr long long kSplitMinTileKBlocks = 128;
+inline int split_count(long long tiles, long long slots, long long k_blocks) {
+    if (tiles <= 0 || tiles * kSplitMinSlices > slots || k_blocks < kSplitMinTileKBlocks) return 1;
+    const long long by_slots = slots / tiles;
+    const long long by_k = k_blocks / kSplitMinKBlocks;
+    const long long splits = by_slots < by_k ? by_slots : by_k;
+    return splits >= 2 ? static_cast<int>(splits) : 1;
+}
+
 // make_schedule's question: how many clusters share the last wave (0: none).
 inline int sharing_clusters(long long leftover, long long k_blocks, long long max_clusters,
                             bool one_tile_row = false, bool exceeds_l2 = false, bool narrow = false,

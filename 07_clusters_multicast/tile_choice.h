@@ -61,6 +61,7 @@ struct Estimate {
     Shape shape;           // the tile: 64 or 128 rows (one consumer warpgroup per 64)
     long long units;       // schedule units (cluster tiles where clusters launch, else CTA tiles)
     long long slots;       // units that run at once: resident clusters, or CTAs
+    int splits;            // slices of K per tile: 1, or split-K through the reduce kernel
 };
 
 // Whether step 07 launches clusters of `cluster` CTAs (multicasting B) for a problem of
@@ -82,14 +83,19 @@ struct Estimate {
 //     launch (512x512x520, 9 k-blocks: 8.2 us instead of 7.7).
 // Never with fewer rows of tiles than the cluster has CTAs: the cluster tile's other rows
 // would be padding, half the SMs idle (64x28672x4096: 1.034x cuBLAS without clusters, 0.981x
-// with, on the H100).
+// with, on the H100). Nor with fewer than kClusterMinKBlocks k-blocks: a tile of one k-block
+// has nothing for the multicast to share ahead of the math, and the cluster's CTAs wait on
+// each other's empty barriers. Measured on the H100 (results/h100/step07_split_k.csv), clusters
+// of 2 against none: 8192x4096x64 29.5 us against 28.3; 8192x4096x128 32.5 against 30.8;
+// 8192x8192x128 62.1 against 59.7; and level at 4 k-blocks (8192x8192x256, above).
 constexpr long long kClusterWaves = 6;
+constexpr long long kClusterMinKBlocks = 4;
 constexpr long long kOddKClusterKBlocks = 16;
 // The odd-K half of the rule: K % 64 != 0 and enough k-blocks to pay for the cluster launch.
 inline bool odd_k_clusters(long long k) { return k % 64 != 0 && (k + 63) / 64 >= kOddKClusterKBlocks; }
 inline bool launches_clusters(long long cta_tiles, long long slots, long long tiles_m, long long k,
                               long long cluster) {
-    if (cluster <= 1 || tiles_m < cluster) return false;
+    if (cluster <= 1 || tiles_m < cluster || (k + 63) / 64 < kClusterMinKBlocks) return false;
     if (cta_tiles > kClusterWaves * slots) return true;
     return odd_k_clusters(k);
 }
@@ -113,13 +119,15 @@ inline Estimate estimate(long long m, long long n, long long k, int sms, int clu
     const bool exceeds_l2 = stream_k::last_wave_exceeds_l2(
         units, slots, (tiles_m + unit - 1) / unit, tiles_n, std::max(kGroupMTiles / unit, 1LL),
         tile.rows * unit, tile.columns, k);
+    const int splits = share_last_wave ? stream_k::split_count(units, slots, (k + 63) / 64) : 1;
+    if (splits > 1) return {tiles, 1, 0, "", false, tile, units, slots, splits};
     const int sharing =
         share_last_wave ? stream_k::last_wave(leftover, (k + 63) / 64, slots, tiles_m == 1, exceeds_l2,
                                               stream_k::narrow_wave(tiles, sms, (k + 63) / 64, tile.rows),
                                               stream_k::feed_bound_wave(tiles_m, tiles_n, dram_gbps))
                               .clusters
                         : 0;
-    return {tiles, units / slots + (leftover ? 1 : 0), sharing, "", false, tile, units, slots};
+    return {tiles, units / slots + (leftover ? 1 : 0), sharing, "", false, tile, units, slots, 1};
 }
 
 // The share of the computed columns that lie inside C: N over the tiles' columns. Rows past
@@ -575,8 +583,8 @@ inline Estimate fitted_in_between(long long m, long long n, long long k, int sms
 // 26.6 us against 27.0 on zeros), the most 28% (7384x368x6144: 51.6 us against 65.9).
 constexpr double kTransposedGain = 0.10;
 constexpr double kTransposedStoreGain = 0.25;
-inline Estimate choose(long long m, long long n, long long k, int sms, int cluster,
-                       bool share_last_wave = true, double dram_gbps = stream_k::kH100DramGBps) {
+inline Estimate choose_orientation(long long m, long long n, long long k, int sms, int cluster,
+                                   bool share_last_wave, double dram_gbps) {
     const Estimate e = fitted_in_between(m, n, k, sms, cluster, share_last_wave, dram_gbps);
     if (e.shape.rows != 128 || e.transposed) return e;
     const bool tma_store = n % 8 == 0;
@@ -592,6 +600,44 @@ inline Estimate choose(long long m, long long n, long long k, int sms, int clust
     return t;
 }
 
+// Few tiles with a long K run split-K (stream_k::split_count): each tile's slices make one
+// more unit of work, and the reduce kernel reads back every slice's fp32 partial tile. There
+// the smallest tile of kSplitTiles whose tiles each get kSplitMinSlices slices or more in one
+// wave, and which pads C by less than a fifth, in place of the tile the rules above chose
+// for stream-K: the smaller the tile, the fewer bytes of partials the same CTAs write and the
+// reduce kernel reads back. Measured on the H100 (results/h100/step07_split_k.csv), every
+// tile of kSplitTiles with as many slices as make one wave, in one process against cuBLAS:
+// the rule's tile was the fastest, or within 2% of it, on the 13 shapes it applies to
+// (128x128x65536: 4 tiles of 64x64 in 33 slices 21.0 us, one of 128x128 in 128 slices 24.2;
+// 384x768x16384: 128x128 in 7 slices 27.9 us, 64x128 in 3 30.0; 640x256x16384: 64x128 in 6
+// slices 21.6 us, 64x64 in 3 25.9, 128x128 in 13 23.5). Where 128-row tiles would pad half of
+// C (64x4096x16384) the rules above keep their 64-row tiles, 54.2 us whole against 59.7 split.
+constexpr Shape kSplitTiles[] = {{64, 64}, {64, 128}, {128, 128}, {128, 256}};
+constexpr double kSplitMinUseful = 0.8;
+inline Estimate split_tile(const Estimate& given, long long m, long long n, long long k, int sms, int cluster,
+                           bool share_last_wave, double dram_gbps) {
+    if (!share_last_wave || (k + 63) / 64 < stream_k::kSplitMinTileKBlocks) return given;
+    const long long cm = given.transposed ? n : m, cn = given.transposed ? m : n;
+    for (const Shape shape : kSplitTiles) {
+        Estimate e = estimate(cm, cn, k, sms, cluster, shape, share_last_wave, dram_gbps);
+        const double useful = static_cast<double>(cm) * static_cast<double>(cn) /
+                              static_cast<double>(e.tiles * tile_area(shape));
+        if (e.splits < 2 || useful < kSplitMinUseful) continue;
+        if (given.splits > 1 && tile_area(given.shape) <= tile_area(shape)) return given;
+        e.transposed = given.transposed;
+        e.reason = "few tiles and a long K: the smallest tile whose tiles each take 6 or more slices of K "
+                   "in one wave (split-K)";
+        return e;
+    }
+    return given;
+}
+
+inline Estimate choose(long long m, long long n, long long k, int sms, int cluster,
+                       bool share_last_wave = true, double dram_gbps = stream_k::kH100DramGBps) {
+    return split_tile(choose_orientation(m, n, k, sms, cluster, share_last_wave, dram_gbps), m, n, k, sms,
+                      cluster, share_last_wave, dram_gbps);
+}
+
 // One line: the chosen tile, its tiles and waves, the schedule and why, e.g.
 // "tile 64x128: 128 tiles, 1 wave of 132 SMs, data-parallel: 128x256 tiles would fill ...".
 inline std::string explain(long long m, long long n, long long k, int sms, int cluster,
@@ -601,7 +647,8 @@ inline std::string explain(long long m, long long n, long long k, int sms, int c
     std::snprintf(line, sizeof line, "%stile %dx%d: %lld tiles, %lld wave%s of %d SMs, %s: %s",
                   e.transposed ? "C^T = B A^T, " : "", e.shape.rows,
                   e.shape.columns, e.tiles, e.waves, e.waves == 1 ? "" : "s", sms,
-                  e.sharing_clusters ? "last wave shared (stream-K)" : "data-parallel", e.reason);
+                  e.splits > 1 ? "split-K, then the reduce kernel"
+                  : e.sharing_clusters ? "last wave shared (stream-K)" : "data-parallel", e.reason);
     return line;
 }
 

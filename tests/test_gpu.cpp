@@ -9,6 +9,7 @@
 #include <ostream>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "check.h"
@@ -221,6 +222,101 @@ TEST(GpuVariants, LibcuxxSpellingsGiveIdenticalBits) {
     }
     std::string why;
     if (compared == 0 && skip_unless_gpu_for(2, &why)) GTEST_SKIP() << why;
+}
+
+// Split-K through the reduce kernel (few tiles with a long K): the same bits on every call,
+// from a CUDA graph captured once and replayed twice, from two threads with streams of their
+// own at once, and from a workspace the caller owns; one too small is refused by name and
+// launches nothing.
+TEST(GpuStep07, SplitKGivesTheSameBitsEverywhere) {
+    const ladder::Step* s = ladder::find_step(7);
+    if (!ladder::step_built(*s)) GTEST_FAIL() << "step 07 is not built";
+    std::string why;
+    if (skip_unless_gpu_for(7, &why)) GTEST_SKIP() << why;
+    for (const Shape& shape : {Shape{128, 128, 16384}, Shape{240, 312, 9000}, Shape{1000, 120, 8200}}) {
+        const int M = static_cast<int>(shape.M), N = static_cast<int>(shape.N), K = static_cast<int>(shape.K);
+        const std::string name = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+        ProblemBuffers p(shape.M, shape.N, shape.K);
+        fill_random(p.A.get(), p.A.count(), 21);
+        fill_random(p.B.get(), p.B.count(), 22);
+        const std::vector<uint16_t> eager = run_poisoned({7, "", shape}, p);
+        ASSERT_FALSE(::testing::Test::HasFailure()) << name;
+        auto read_c = [&](const bf16* C, cudaStream_t stream) {
+            std::vector<uint16_t> host(p.C.count());
+            EXPECT_EQ(cudaMemcpyAsync(host.data(), C, p.C.bytes(), cudaMemcpyDeviceToHost, stream), cudaSuccess);
+            EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+            return host;
+        };
+
+        // A graph captured once (after a first call on the stream, which sizes its workspace)
+        // and replayed twice.
+        cudaStream_t stream = nullptr;
+        ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+        ASSERT_EQ(ladder_gemm(7, p.A.get(), p.B.get(), p.C.get(), M, N, K, stream), 0) << ladder_last_error();
+        cudaGraph_t graph = nullptr;
+        cudaGraphExec_t exec = nullptr;
+        ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+        const int rc = ladder_gemm(7, p.A.get(), p.B.get(), p.C.get(), M, N, K, stream);
+        ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+        ASSERT_EQ(rc, 0) << ladder_last_error();
+        ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+        for (int replay = 0; replay < 2; ++replay) {
+            poison_nan(p.C.get(), p.C.count(), stream);
+            ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+            EXPECT_TRUE(read_c(p.C.get(), stream) == eager) << name << ": graph replay " << replay << " differs";
+        }
+        cudaGraphExecDestroy(exec);
+        cudaGraphDestroy(graph);
+        cudaStreamDestroy(stream);
+
+        // Two threads at once, each with its own stream and C, three calls each.
+        std::vector<std::string> errors(2);
+        std::vector<std::thread> threads;
+        for (int t = 0; t < 2; ++t)
+            threads.emplace_back([&, t] {
+                cudaStream_t own = nullptr;
+                bf16* C = nullptr;
+                if (cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking) != cudaSuccess ||
+                    cudaMalloc(&C, p.C.bytes()) != cudaSuccess) {
+                    errors[t] = "setup failed";
+                    return;
+                }
+                for (int call = 0; call < 3 && errors[t].empty(); ++call) {
+                    poison_nan(C, p.C.count(), own);
+                    if (ladder_gemm(7, p.A.get(), p.B.get(), C, M, N, K, own) != 0)
+                        errors[t] = ladder_last_error();
+                    else if (read_c(C, own) != eager)
+                        errors[t] = "different bits on call " + std::to_string(call);
+                }
+                cudaFree(C);
+                cudaStreamDestroy(own);
+            });
+        for (std::thread& t : threads) t.join();
+        for (const std::string& e : errors) EXPECT_TRUE(e.empty()) << name << ": " << e;
+
+        // The caller's workspace: the size the library states serves; one byte fewer than a
+        // call needs is refused, naming both sizes, and C stays as it was.
+        size_t bytes = 0;
+        ASSERT_EQ(ladder_workspace_size(7, &bytes), 0) << ladder_last_error();
+        ASSERT_GT(bytes, 0u);
+        DeviceBuffer<char> workspace(bytes);
+        ASSERT_EQ(cudaMemset(workspace.get(), 0, bytes), cudaSuccess);
+        poison_nan(p.C.get(), p.C.count());
+        ASSERT_EQ(ladder_gemm_with_workspace(7, nullptr, p.A.get(), p.B.get(), p.C.get(), M, N, K, nullptr,
+                                             workspace.get(), bytes),
+                  0)
+                << ladder_last_error();
+        EXPECT_TRUE(read_c(p.C.get(), nullptr) == eager) << name << ": the caller's workspace gave other bits";
+        poison_nan(p.C.get(), p.C.count());
+        EXPECT_NE(ladder_gemm_with_workspace(7, nullptr, p.A.get(), p.B.get(), p.C.get(), M, N, K, nullptr,
+                                             workspace.get(), 1024),
+                  0);
+        EXPECT_NE(std::string(ladder_last_error()).find("workspace passed is 1024 bytes"), std::string::npos)
+                << ladder_last_error();
+        const std::vector<uint16_t> untouched = read_c(p.C.get(), nullptr);
+        EXPECT_TRUE(std::all_of(untouched.begin(), untouched.end(), [](uint16_t v) { return (v & 0x7fc0) == 0x7fc0; }))
+                << name << ": a refused call wrote C";
+    }
 }
 
 // Step 07's cluster sizes change who loads which slice, never the arithmetic. Where the

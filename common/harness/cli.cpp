@@ -18,11 +18,15 @@ std::vector<Shape> check_shapes() {
     // is one wave of 120 tiles of 128x224. Above six waves the default launches clusters of
     // 2: 8192^3 leaves 34 cluster tiles for 66 clusters, shared in runs of half a tile, and
     // 6145x6344x1032 (49 x 29 tiles of 128x224) has a last row of tiles one row high, a last
-    // column whose second B slice lies wholly outside B (not loaded), and a K tail.
+    // column whose second B slice lies wholly outside B (not loaded), and a K tail. The last
+    // two are few tiles with a long K, split-K through the reduce kernel (tile_choice.h:
+    // split_tile): 240x312x9000 in 20 tiles of 64x64, 6 slices each, with edges in M, N
+    // and K; 1000x120x8200 as C^T in 16 tiles of 64x128, 8 slices each.
     return {{1, 1, 8},          {127, 129, 72},    {256, 256, 256},
             {1000, 1992, 2056}, {8192, 64, 1024},  {64, 8192, 1024},
             {4096, 4096, 4096}, {8704, 512, 8192}, {27136, 256, 8192},
-            {1280, 2560, 8192}, {8192, 8192, 8192}, {6145, 6344, 1032}};
+            {1280, 2560, 8192}, {8192, 8192, 8192}, {6145, 6344, 1032},
+            {240, 312, 9000},   {1000, 120, 8200}};
 }
 
 std::vector<Shape> default_bench_shapes() {
@@ -71,8 +75,8 @@ std::vector<Shape> small_shapes() {
     // 4096x192x72 runs as C^T in three whole rows of 64x96 tiles, and
     // 176x8192x72 three rows of 64x192 tiles as given, the last row's A box 48 rows. (Every
     // variant and tile runs every shape here: --tile 128x224 runs that tile on all of them.)
-    // 128x128x16384 is 4 tiles of 64x64 with 256 k-blocks each, every tile shared by 8 CTAs:
-    // its owner waits for 7 partials at once and adds them four at a time, then three.
+    // 128x128x16384 is few tiles with a long K: split-K, each tile's 256 k-blocks in 32
+    // slices of 8, and the reduce kernel (stream_k.h: split_count).
     return {{1, 1, 8},         {127, 129, 72},   {129, 257, 200},  {256, 256, 256}, {64, 64, 520},
             {256, 500, 4096},  {2049, 2303, 72}, {150, 4096, 72}, {1536, 1536, 72},
             {2049, 2088, 72},  {4096, 192, 72},  {176, 8192, 72}, {257, 264, 1032},

@@ -38,6 +38,30 @@ extern "C" int ladder_gemm(int step, const void* A, const void* B, void* C, int 
     return ladder_gemm_variant(step, nullptr, A, B, C, M, N, K, stream);
 }
 
+extern "C" int ladder_gemm_with_workspace(int step, const char* variant, const void* A, const void* B,
+                                          void* C, int M, int N, int K, void* stream, void* workspace,
+                                          size_t workspace_bytes) {
+    ladder::CallerWorkspace scope(workspace, workspace_bytes);
+    return ladder_gemm_variant(step, variant, A, B, C, M, N, K, stream);
+}
+
+extern "C" int ladder_workspace_size(int step, size_t* bytes) {
+    ladder::clear_error();
+    const ladder::Step* s = ladder::find_step(step);
+    if (bytes == nullptr)
+        return ladder::fail(cudaErrorInvalidValue, "ladder_workspace_size: bytes is NULL");
+    *bytes = 0;
+    if (s == nullptr)
+        return ladder::fail(cudaErrorInvalidValue, "ladder_workspace_size: no step %d (steps are 1..%d)",
+                            step, ladder::kStepCount);
+    if (!ladder::step_built(*s))
+        return ladder::fail(cudaErrorNotSupported,
+                            "ladder_workspace_size: step %d is not available: its folder is not built "
+                            "into this library",
+                            step);
+    return s->workspace_bytes != nullptr ? s->workspace_bytes(bytes) : 0;
+}
+
 extern "C" const char* ladder_last_error(void) { return ladder::last_error(); }
 
 extern "C" int ladder_step_count(void) { return ladder::kStepCount; }

@@ -8,6 +8,8 @@
 #ifndef LADDER_H
 #define LADDER_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -23,6 +25,21 @@ int ladder_gemm(int step, const void* A, const void* B, void* C, int M, int N, i
  * its family is named "tile<R>x<C>", e.g. "tile128x128" (step-7 --help lists them). */
 int ladder_gemm_variant(int step, const char* variant, const void* A, const void* B, void* C,
                         int M, int N, int K, void* stream);
+
+/* ladder_gemm_variant with a device workspace the caller owns, instead of the one the
+ * library keeps per stream (allocated on a stream's first call that needs one): nothing is
+ * allocated. Zero the buffer (cudaMemset) before its first use; the kernels leave it as
+ * they need to find it again, so it can serve any number of calls, but one at a time: give
+ * each stream that runs at once a buffer of its own. A buffer smaller than the call needs is
+ * an error that names both sizes, and nothing is launched. */
+int ladder_gemm_with_workspace(int step, const char* variant, const void* A, const void* B,
+                               void* C, int M, int N, int K, void* stream, void* workspace,
+                               size_t workspace_bytes);
+
+/* In *bytes, the most workspace any call of step `step` needs on the current device (0 for
+ * the steps that never use one): what to allocate for ladder_gemm_with_workspace. Returns 0,
+ * or nonzero with ladder_last_error() saying why. */
+int ladder_workspace_size(int step, size_t* bytes);
 
 /* The message of the last failed call on this thread, "" after a success. */
 const char* ladder_last_error(void);

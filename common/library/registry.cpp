@@ -129,6 +129,13 @@ TileRegistration::TileRegistration(int number, TimelineHook set_timeline,
     }
 }
 
+WorkspaceRegistration::WorkspaceRegistration(int number, WorkspaceFn workspace_bytes) {
+    Entry& e = entry_for(number);
+    if (workspace_bytes == nullptr || e.step.workspace_bytes != nullptr)
+        refuse(number, "a second workspace function, or none");
+    e.step.workspace_bytes = workspace_bytes;
+}
+
 const Step* find_step(int number) {
     if (number < 1 || number > kStepCount) return nullptr;
     return &registry().steps[number - 1].step;

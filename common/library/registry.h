@@ -8,6 +8,7 @@
 //   LADDER_REGISTER_VARIANT(set_timeline, {"cg", gemm});
 //   LADDER_REGISTER_DEFAULT_VARIANT(describe, set_timeline, {"cluster2", gemm}, ...);
 //   LADDER_REGISTER_TILES(set_timeline, {"tile64x64", gemm_tile<64, 64>}, ...);
+//   LADDER_REGISTER_WORKSPACE(workspace_bytes);
 //
 // A step's default variant is the first one gemm.cu lists, unless a variant file of the step
 // registers with LADDER_REGISTER_DEFAULT_VARIANT (step 07: gemm.cu is the lesson kernel, and
@@ -43,6 +44,10 @@ constexpr int kMaxTiles = 16;    // per step, likewise
 using TimelineHook = cudaError_t (*)(const timeline::Buffer&);
 // One line on what the default variant runs for M x N x K (step 07's tile), or nullptr.
 using DescribeFn = std::string (*)(int M, int N, int K);
+// The most workspace any call of the step needs on the current device, in *bytes (0 where
+// its kernels need none): what a caller that owns the workspace allocates
+// (ladder_workspace_size). nullptr for a step that never asks for one.
+using WorkspaceFn = cudaError_t (*)(size_t* bytes);
 
 struct Variant {
     const char* name;  // "" for a step with a single schedule
@@ -62,6 +67,7 @@ struct Step {
     Variant variants[kMaxVariants];  // the first one is the step's default; then name nullptr
     DescribeFn describe;             // or nullptr
     Variant tiles[kMaxTiles];        // "tile<R>x<C>": the default kernel on one tile; then nullptr
+    WorkspaceFn workspace_bytes;     // or nullptr
 };
 
 // The step with this number (1..kStepCount), built or not, or nullptr for any other number.
@@ -110,6 +116,10 @@ struct TileRegistration {
     TileRegistration(int number, TimelineHook set_timeline, std::initializer_list<Variant> tiles);
 };
 
+struct WorkspaceRegistration {
+    WorkspaceRegistration(int number, WorkspaceFn workspace_bytes);
+};
+
 }  // namespace ladder
 
 // The step's entry (in gemm.cu, at the end of the step's namespace): its tile_config, its
@@ -135,3 +145,7 @@ struct TileRegistration {
 // The tiles a step's default kernel may be forced to, each {"tile<R>x<C>", function}.
 #define LADDER_REGISTER_TILES(set_timeline, ...)                                               \
     ::ladder::TileRegistration registered_tiles(LADDER_STEP_NUMBER, set_timeline, {__VA_ARGS__})
+
+// The step's workspace bound (WorkspaceFn), from the file whose kernels use stream_workspace.
+#define LADDER_REGISTER_WORKSPACE(workspace_bytes) \
+    ::ladder::WorkspaceRegistration registered_workspace(LADDER_STEP_NUMBER, workspace_bytes)

@@ -207,9 +207,32 @@ struct Workspace {
 std::mutex g_workspace_mutex;
 std::map<std::pair<int, cudaStream_t>, Workspace> g_workspaces;
 
+// The caller's workspace of this thread's current call (CallerWorkspace), if any.
+thread_local Workspace t_caller{};
+thread_local bool t_caller_active = false;
+
 }  // namespace
 
+CallerWorkspace::CallerWorkspace(void* data, size_t bytes) {
+    t_caller = {data, bytes};
+    t_caller_active = true;
+}
+
+CallerWorkspace::~CallerWorkspace() {
+    t_caller = {};
+    t_caller_active = false;
+}
+
 cudaError_t stream_workspace(const char* step, cudaStream_t stream, size_t bytes, void** out) {
+    if (t_caller_active) {
+        if (t_caller.data == nullptr || t_caller.bytes < bytes)
+            return fail(cudaErrorInvalidValue,
+                        "%s: the workspace passed is %zu bytes and this call needs %zu "
+                        "(ladder_workspace_size gives what any call of the step needs)",
+                        step, t_caller.data == nullptr ? size_t{0} : t_caller.bytes, bytes);
+        *out = t_caller.data;
+        return cudaSuccess;
+    }
     int device = 0;
     if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
         return fail(err, "%s: cudaGetDevice: %s", step, cudaGetErrorString(err));

@@ -82,7 +82,20 @@ void clear_error();
 // on the same stream (which run one after another, so they may share it); another stream
 // gets its own. A kernel that uses it must leave it as it needs to find it again (step
 // 07's stream-K lowers every flag it waits for). Safe to call from several host threads.
+// Inside a CallerWorkspace's scope (ladder_gemm_with_workspace) the caller's buffer is handed
+// out instead, on this thread, or the call fails with both sizes where it is too small.
 cudaError_t stream_workspace(const char* step, cudaStream_t stream, size_t bytes, void** out);
+
+// The caller's own workspace for the calls this thread makes while the object lives: no
+// allocation, and whatever stream the call runs on. Zero before its first use; the kernels
+// leave it as they need to find it again.
+class CallerWorkspace {
+  public:
+    CallerWorkspace(void* data, size_t bytes);
+    ~CallerWorkspace();
+    CallerWorkspace(const CallerWorkspace&) = delete;
+    CallerWorkspace& operator=(const CallerWorkspace&) = delete;
+};
 
 // Lets `kernel` use `bytes` of dynamic shared memory on the current GPU. More than 48 KB
 // must be asked for with cudaFuncSetAttribute (CUDA C++ Programming Guide, "Shared Memory").
