@@ -104,17 +104,23 @@ std::vector<Shape> contract_shapes() {
 }
 
 std::vector<Shape> class_shapes() {
-    // Six shapes of each class where step 07 once trailed cuBLAS: few tiles with a long K;
-    // a short K on a mid-size or large M x N; a short M with a long K; and problems of one to
-    // six waves, where a cluster launch cost more than it saved (4096x4096x14336 also
-    // stream-K's out-of-step runs).
+    // Shapes of each class where step 07 once trailed cuBLAS: few tiles with a long K (the
+    // first eight, then three that take split-K's smallest tiles); a short K on a mid-size or
+    // large M x N, and a very short K (64 to 128) over many waves; a short M with a long K;
+    // problems of one to six waves, where a cluster launch cost more than it saved
+    // (4096x4096x14336 also stream-K's out-of-step runs); small squares; mid-size odd shapes.
     return {
             {256, 256, 16384}, {512, 512, 16384}, {384, 768, 16384}, {256, 1024, 32768},
-            {1024, 1024, 16384}, {128, 512, 32768}, {4096, 4096, 256}, {4096, 4096, 512},
-            {8192, 8192, 256}, {6144, 4096, 384}, {2048, 8192, 512}, {3000, 5000, 448},
+            {1024, 1024, 16384}, {128, 512, 32768}, {128, 128, 65536}, {768, 768, 16384},
+            {384, 384, 24576}, {640, 256, 16384}, {200, 300, 20000},
+            {4096, 4096, 256}, {4096, 4096, 512}, {8192, 8192, 256}, {6144, 4096, 384},
+            {2048, 8192, 512}, {3000, 5000, 448}, {2304, 4608, 512}, {4608, 2304, 384},
+            {4096, 4096, 64}, {8192, 4096, 64}, {8192, 4096, 128}, {8192, 8192, 128},
             {64, 4096, 16384}, {128, 8192, 16384}, {256, 4096, 16384}, {32, 14336, 16384},
             {192, 8192, 16384}, {96, 4096, 32768}, {2048, 2048, 2048}, {64, 28672, 4096},
-            {128, 28672, 4096}, {2304, 4096, 2048}, {1536, 4096, 4096}, {4096, 4096, 14336}};
+            {128, 28672, 4096}, {2304, 4096, 2048}, {1536, 4096, 4096}, {4096, 4096, 14336},
+            {768, 768, 768}, {1000, 1000, 1000}, {1024, 1024, 1024}, {1280, 1280, 1280},
+            {3000, 5000, 2048}, {5000, 3000, 1000}, {1800, 2900, 3000}};
 }
 
 std::vector<std::string> compared_variants(int step) {
