@@ -700,7 +700,7 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
         const bool known = flag == "--m" || flag == "--n" || flag == "--k" || flag == "--machine" ||
                            flag == "--candidate" || flag == "--top" || flag == "--l2-tbps" ||
                            flag == "--latency-ns" || flag == "--step" || flag == "--compare" || flag == "--tile" ||
-                           flag == "--clock-mhz";
+                           flag == "--clock-mhz" || flag == "--inputs";
         if (!known) {
             *error = "unknown argument '" + ladder::printable(flag) + "' (try --help)";
             return false;
@@ -762,6 +762,13 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
             tile = "tile" + value;
         } else if (flag == "--compare") {
             o.compare_csv = value;
+        } else if (flag == "--inputs") {
+            if (value != "uniform" && value != "zeros") {
+                *error = "--inputs must be uniform or zeros, not '" + ladder::printable(value) + "'";
+                return false;
+            }
+            o.inputs = value;
+            o.problem.zero_inputs = value == "zeros";
         } else if (flag == "--candidate") {
             if (!parse_candidate(value, &o.candidate, error)) return false;
             o.has_candidate = true;
@@ -804,8 +811,8 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
 std::string cli_usage() {
     return "usage: ladder-plan [--m M] [--n N] [--k K] [--machine h100|h200|FILE.json] [--top N]\n"
            "                   [--step N[:variant] [--tile RxC]] [--candidate BMxBNxBK[:stages[:warpgroups[:cluster]]]]\n"
-           "                   [--clock-mhz MHz] [--l2-tbps TB/s] [--latency-ns ns]\n"
-           "       ladder-plan --compare BENCH.csv [--machine FILE.json] [--clock-mhz MHz]\n"
+           "                   [--clock-mhz MHz] [--inputs uniform|zeros] [--l2-tbps TB/s] [--latency-ns ns]\n"
+           "       ladder-plan --compare BENCH.csv [--machine FILE.json] [--clock-mhz MHz] [--inputs uniform|zeros]\n"
            "\n"
            "Works out, on paper, how well tile configurations can do on a Hopper GPU for\n"
            "C[M,N] = A[M,K] * B[N,K]^T in bf16: registers, shared memory, pipeline stages,\n"
@@ -817,8 +824,12 @@ std::string cli_usage() {
            "  --machine FILE     a machine file written by ladder-probe (results/<gpu>/machine.json)\n"
            "  --step N[:variant] predict with step N's loop structure and tile (default: 06's)\n"
            "  --tile RxC         with --step 7: its default variant forced to that tile, as step-7 --tile\n"
-           "  --clock-mhz        convert the issue terms at this SM clock (default: the machine's\n"
-           "                     clock under load)\n"
+           "  --clock-mhz        convert the issue terms at this SM clock (default: the clock under the\n"
+           "                     power limit where the machine file has the power model, else its clock\n"
+           "                     under load)\n"
+           "  --inputs           uniform (random A and B, the default) or zeros: what the tensor cores\n"
+           "                     multiply sets their power and so the clock under the power limit; with\n"
+           "                     --compare it replaces each row's inputs column\n"
            "  --compare CSV      predict every row of a benchmark CSV and report the hit rate\n"
            "  --top N            rows of the ranking to print (default 10)\n"
            "  --l2-tbps, --latency-ns   replace the two assumed numbers of the model\n";

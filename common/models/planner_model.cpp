@@ -25,6 +25,9 @@ constexpr int kBytesPerElement = 2;  // bf16 A, B and C
 constexpr int kWarpTile = 64;        // steps 02-04: each warp owns a 64x64 piece of the CTA tile
 constexpr double kWorthNaming = 0.90;
 constexpr int kSchedulersPerSm = 4;  // Hopper (and Ampere): 4 SM sub-partitions, one warp scheduler each
+// Dense bf16 FLOP per clock per SM of Hopper's tensor cores (4 x 512 FMA): the full rate the
+// power model's busy fraction is measured against, as ladder-probe measures it.
+constexpr double kDensePeakFlopPerClk = 4096;
 
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
@@ -154,8 +157,9 @@ Plan plan_step(const Machine& machine, int number, const std::string& variant, c
 }
 
 // ---- predict(): one k-block, one tile, the grid ---------------------------------------------
-Prediction predict(const Machine& m, const Problem& problem, const Candidate& c, int ctas_per_sm,
-                   double clock_mhz) {
+namespace {
+Prediction predict_at(const Machine& m, const Problem& problem, const Candidate& c, int ctas_per_sm,
+                      double clock_mhz) {
     Prediction r;
     const double clock = clock_mhz > 0 ? clock_mhz : m.load_clock_mhz;
     const bool mma_sync = uses_mma_sync(c.structure);
@@ -363,8 +367,44 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
         else if (loop_share < kWorthNaming)
             r.limiter += ", then prologue/epilogue";
     }
+    // The tensor pipe's busy fraction over the run: the FLOP it executes (whole tiles, edge
+    // tiles padded) over what all SMs could do at this clock in that time.
+    const double executed = 2.0 * tiles_m * c.bm * ceil_div(problem.n, c.bn) * c.bn * full_k_blocks * c.bk;
+    r.tensor_busy = executed / (r.total_us * 1e-6 * m.sm_count * clock * 1e6 * kDensePeakFlopPerClk);
     r.valid = true;
     return r;
+}
+}  // namespace
+
+Prediction predict(const Machine& m, const Problem& problem, const Candidate& c, int ctas_per_sm,
+                   double clock_mhz) {
+    if (clock_mhz > 0 || !has_power_model(m)) return predict_at(m, problem, c, ctas_per_sm, clock_mhz);
+    // The clock where board power meets the limit: the run's tensor-pipe activity at clock f
+    // comes from the time model at f (memory-bound terms do not speed up with the clock).
+    const bool mma_sync = uses_mma_sync(c.structure);
+    const double clock = clock_under_power_limit(m, mma_sync, problem.zero_inputs, [&](double f) {
+        const Prediction at = predict_at(m, problem, c, ctas_per_sm, f);
+        return at.valid ? at.tensor_busy : 0.0;
+    });
+    Prediction r = predict_at(m, problem, c, ctas_per_sm, clock);
+    r.power_limited = clock < m.sm_clock_max_mhz;
+    r.power_w = board_power_w(m, clock, r.tensor_busy, mma_sync, problem.zero_inputs);
+    return r;
+}
+
+bool has_power_model(const Machine& m) {
+    return m.sm_clock_max_mhz > 0 && m.power_limit_w > 0 && m.power_idle_w > 0 && m.power_idle_w < m.power_limit_w &&
+           m.power_busy_w >= 0 && m.power_wgmma_random_w > 0 && m.power_wgmma_zero_w >= 0 &&
+           m.power_mma_sync_random_w > 0 && m.power_mma_sync_zero_w >= 0;
+}
+
+double board_power_w(const Machine& m, double clock_mhz, double tensor_busy, bool mma_sync, bool zero_inputs) {
+    // Dynamic power is switched capacitance x V^2 x f; along the GPU's voltage-frequency curve
+    // V rises about in proportion to f in the range a power-limited GEMM runs in, hence f^3.
+    const double op = mma_sync ? (zero_inputs ? m.power_mma_sync_zero_w : m.power_mma_sync_random_w)
+                               : (zero_inputs ? m.power_wgmma_zero_w : m.power_wgmma_random_w);
+    const double scale = clock_mhz / m.sm_clock_max_mhz;
+    return m.power_idle_w + scale * scale * scale * (m.power_busy_w + tensor_busy * op);
 }
 
 // ---- Machine files --------------------------------------------------------------------------
@@ -424,49 +464,95 @@ bool read_machine_file(const std::string& path, Machine* machine, std::string* e
     }
     Machine m = *machine;
     m.not_measured.clear();
-    struct Field { const char* key; double* value; bool required; };
+    // Each constant with the range a GPU's value can take: a value outside it (a typo, a unit
+    // slip, a hand edit) is refused with the range, before it can divide by zero or overflow
+    // an int further on. `whole`: a count; `zero_ok`: a power term that may be 0.
+    struct Field {
+        const char* key;
+        double* value;
+        bool required;
+        double lo, hi;
+        bool whole = false, zero_ok = false;
+    };
     double sm_count = m.sm_count;
     double clusters_of_2 = m.resident_clusters_of_2, clusters_of_4 = m.resident_clusters_of_4;
+    constexpr double kMhz = 10000, kTbps = 1000, kNs = 1e6, kWatts = 1e5;
     const Field fields[] = {
-        {"sm_count", &sm_count, true},
-        {"sm_clock_under_load_mhz", &m.load_clock_mhz, true},
-        {"mma_sync_flop_per_clk_per_sm", &m.mma_sync_flop_per_clk, true},
-        {"wgmma_flop_per_clk_per_sm", &m.wgmma_flop_per_clk, true},
-        {"ldmatrix_bytes_per_clk_per_sm", &m.ldmatrix_bytes_per_clk, false},
-        {"dram_tbps", &m.dram_tbps, true},
-        {"l2_tma_tbps", &m.l2_tma_tbps, true},
-        {"l2_tma_shared_tbps", &m.l2_tma_shared_tbps, false},
-        {"l2_tma_shared_loaded_tbps", &m.l2_tma_shared_loaded_tbps, false},
-        {"l2_cp_async_tbps", &m.l2_cp_async_tbps, true},
-        {"tma_latency_ns", &m.tma_latency_ns, true},
-        {"tma_one_sm_gbps", &m.tma_one_sm_gbps, true},
-        {"cp_async_latency_ns", &m.cp_async_latency_ns, true},
-        {"mbarrier_round_trip_ns", &m.mbarrier_round_trip_ns, true},
-        {"store16_tbps", &m.store16_tbps, true},
-        {"store4_tbps", &m.store4_tbps, true},
-        {"tma_store_tbps", &m.tma_store_tbps, true},
-        {"launch_us", &m.launch_us, true},
-        {"tma_request_ns", &m.tma_request_ns, false},
-        {"gpu_fence_ns", &m.gpu_fence_ns, false},
-        {"memcpy_async_issue_clk", &m.memcpy_async_issue_clk, false},
-        {"wgmma_kblock_overhead_clk", &m.wgmma_kblock_overhead_clk, false},
-        {"resident_clusters_of_2", &clusters_of_2, false},
-        {"resident_clusters_of_4", &clusters_of_4, false},
+        // 4: the largest cluster a step launches must fit on the GPU.
+        {"sm_count", &sm_count, true, 4, 4096, true},
+        {"sm_clock_under_load_mhz", &m.load_clock_mhz, true, 1, kMhz},
+        {"mma_sync_flop_per_clk_per_sm", &m.mma_sync_flop_per_clk, true, 1, 65536},
+        {"wgmma_flop_per_clk_per_sm", &m.wgmma_flop_per_clk, true, 1, 65536},
+        {"ldmatrix_bytes_per_clk_per_sm", &m.ldmatrix_bytes_per_clk, false, 1, 4096},
+        {"dram_tbps", &m.dram_tbps, true, 1e-3, kTbps},
+        {"l2_tma_tbps", &m.l2_tma_tbps, true, 1e-3, kTbps},
+        {"l2_tma_shared_tbps", &m.l2_tma_shared_tbps, false, 1e-3, kTbps},
+        {"l2_tma_shared_loaded_tbps", &m.l2_tma_shared_loaded_tbps, false, 1e-3, kTbps},
+        {"l2_cp_async_tbps", &m.l2_cp_async_tbps, true, 1e-3, kTbps},
+        {"tma_latency_ns", &m.tma_latency_ns, true, 1e-3, kNs},
+        {"tma_one_sm_gbps", &m.tma_one_sm_gbps, true, 1e-3, 1e6},
+        {"cp_async_latency_ns", &m.cp_async_latency_ns, true, 1e-3, kNs},
+        {"mbarrier_round_trip_ns", &m.mbarrier_round_trip_ns, true, 1e-3, kNs},
+        {"store16_tbps", &m.store16_tbps, true, 1e-3, kTbps},
+        {"store4_tbps", &m.store4_tbps, true, 1e-3, kTbps},
+        {"tma_store_tbps", &m.tma_store_tbps, true, 1e-3, kTbps},
+        {"launch_us", &m.launch_us, true, 1e-3, 1e6},
+        {"tma_request_ns", &m.tma_request_ns, false, 1e-3, kNs},
+        {"gpu_fence_ns", &m.gpu_fence_ns, false, 1e-3, kNs},
+        {"memcpy_async_issue_clk", &m.memcpy_async_issue_clk, false, 1e-3, 1e6},
+        {"wgmma_kblock_overhead_clk", &m.wgmma_kblock_overhead_clk, false, 1e-3, 1e6},
+        {"resident_clusters_of_2", &clusters_of_2, false, 1, 2048, true},
+        {"resident_clusters_of_4", &clusters_of_4, false, 1, 1024, true},
+        {"sm_clock_max_mhz", &m.sm_clock_max_mhz, false, 1, kMhz},
+        {"power_limit_w", &m.power_limit_w, false, 1, kWatts},
+        {"power_idle_w", &m.power_idle_w, false, 1, kWatts},
+        {"power_busy_w", &m.power_busy_w, false, 0, kWatts, false, true},
+        {"power_wgmma_random_w", &m.power_wgmma_random_w, false, 0, kWatts, false, true},
+        {"power_wgmma_zero_w", &m.power_wgmma_zero_w, false, 0, kWatts, false, true},
+        {"power_mma_sync_random_w", &m.power_mma_sync_random_w, false, 0, kWatts, false, true},
+        {"power_mma_sync_zero_w", &m.power_mma_sync_zero_w, false, 0, kWatts, false, true},
+    };
+    auto number = [](double v) {
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, "%g", v);
+        return std::string(buffer);
     };
     for (const Field& f : fields) {
         double value = 0;
         bool measured = true;
+        const std::string where = "machine file '" + path + "': \"" + f.key + "\" ";
         if (!find_constant(text, f.key, &value, &measured)) {
-            if (!f.required) continue;
-            *error = "machine file '" + path + "' lacks \"" + f.key + "\" (or its \"value\")";
+            if (!f.required && text.find(std::string("\"") + f.key + "\"") == std::string::npos) continue;
+            *error = where + (f.required ? "is missing or has no numeric \"value\""
+                                         : "has no numeric \"value\" (a finite number)");
             return false;
         }
-        if (!(value > 0)) {
-            *error = "machine file '" + path + "': \"" + f.key + "\" must be positive";
+        const bool in_range = f.zero_ok ? value >= 0 && value <= f.hi : value >= f.lo && value <= f.hi;
+        if (!in_range || (f.whole && value != std::floor(value))) {
+            *error = where + "is " + number(value) + "; it must be " + (f.whole ? "a whole number " : "a number ") +
+                     "from " + number(f.zero_ok ? 0 : f.lo) + " to " + number(f.hi);
             return false;
         }
         *f.value = value;
         if (!measured) m.not_measured.push_back(f.key);
+    }
+    for (const auto& [cluster, count] : {std::pair<int, double>{2, clusters_of_2}, {4, clusters_of_4}})
+        if (count * cluster > sm_count) {
+            *error = "machine file '" + path + "': \"resident_clusters_of_" + std::to_string(cluster) + "\" is " +
+                     number(count) + ", more clusters of " + std::to_string(cluster) + " than " + number(sm_count) +
+                     " SMs hold";
+            return false;
+        }
+    // The power model takes all its constants or none: a partial set would predict at a clock
+    // no measurement supports.
+    const double power[] = {m.sm_clock_max_mhz, m.power_limit_w, m.power_idle_w};
+    const bool any_power = std::any_of(std::begin(power), std::end(power), [](double v) { return v > 0; }) ||
+                           text.find("\"power_busy_w\"") != std::string::npos;
+    if (any_power && !has_power_model(m)) {
+        *error = "machine file '" + path + "': the power model needs sm_clock_max_mhz, power_limit_w, power_idle_w "
+                 "(below the limit), power_busy_w, power_wgmma_random_w (above 0), power_wgmma_zero_w, "
+                 "power_mma_sync_random_w (above 0) and power_mma_sync_zero_w together (ladder-probe writes them)";
+        return false;
     }
     m.sm_count = static_cast<int>(sm_count);
     m.resident_clusters_of_2 = static_cast<int>(clusters_of_2);
