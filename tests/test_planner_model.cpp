@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include <unistd.h>  // getpid
@@ -374,8 +376,10 @@ TEST(PlannerModel, TheH100MachineFileHoldsTheBuiltInConstants) {
     EXPECT_DOUBLE_EQ(from_file.tma_store_tbps, built_in.tma_store_tbps);
     EXPECT_DOUBLE_EQ(from_file.launch_us, built_in.launch_us);
     EXPECT_EQ(from_file.name, "NVIDIA H100 80GB HBM3");
-    // Everything but the SM count is marked as not measured by ladder-probe.
-    EXPECT_EQ(from_file.not_measured.size(), 15u);
+    // Everything but the SM count is marked as not measured by ladder-probe: 15 constants of
+    // the time model and the 8 of the power model (provisional until the probe runs there).
+    EXPECT_EQ(from_file.not_measured.size(), 23u);
+    EXPECT_TRUE(has_power_model(from_file));
 }
 
 // ladder-plan --machine FILE --step N, the step executables (planner_bridge.cpp: the device's
@@ -433,8 +437,144 @@ TEST(PlannerModel, MachineFileErrorsNameTheProblem) {
     zero.replace(zero.find("\"value\": 4.0"), 12, "\"value\": 0");
     const std::string zero_machine = write_temp("zero_machine.json", zero);
     EXPECT_FALSE(read_machine_file(zero_machine, &m, &error));
-    EXPECT_NE(error.find("must be positive"), std::string::npos) << error;
+    EXPECT_NE(error.find("\"launch_us\" is 0; it must be a number from 0.001 to 1e+06"), std::string::npos) << error;
     std::remove(zero_machine.c_str());
+}
+
+// Every field is checked against the range a GPU can have, so that no value reaches the model
+// that would divide by zero or overflow an int (an sm_count of 1 or 0.5 once raised SIGFPE).
+TEST(PlannerModel, MachineFileValuesOutsideTheirRangeAreRefused) {
+    std::ifstream in(kH100File);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto with = [&](const std::string& key, const std::string& value) {
+        std::string changed = text;
+        const size_t at = changed.find("\"value\": ", changed.find("\"" + key + "\"")) + 9;
+        changed.replace(at, changed.find(',', at) - at, value);
+        return changed;
+    };
+    const struct {
+        const char* key;
+        const char* value;
+        const char* says;
+    } cases[] = {
+        {"sm_count", "1", "\"sm_count\" is 1; it must be a whole number from 4 to 4096"},
+        {"sm_count", "0.5", "\"sm_count\" is 0.5; it must be a whole number from 4 to 4096"},
+        {"sm_count", "1e30", "\"sm_count\" is 1e+30; it must be a whole number from 4 to 4096"},
+        {"sm_count", "131.5", "whole number"},
+        {"wgmma_flop_per_clk_per_sm", "1e9", "\"wgmma_flop_per_clk_per_sm\" is 1e+09; it must be a number from 1 to 65536"},
+        {"dram_tbps", "-3", "\"dram_tbps\" is -3"},
+        {"power_idle_w", "900", "power_idle_w (below the limit)"},
+        {"power_busy_w", "-1", "\"power_busy_w\" is -1; it must be a number from 0 to 100000"},
+        {"power_wgmma_random_w", "0", "power_wgmma_random_w (above 0)"},
+        {"sm_clock_max_mhz", "nan", "\"sm_clock_max_mhz\" has no numeric \"value\""},
+    };
+    for (const auto& c : cases) {
+        Machine m = h100_sxm();
+        std::string error;
+        const std::string path = write_temp("range_machine.json", with(c.key, c.value));
+        EXPECT_FALSE(read_machine_file(path, &m, &error)) << c.key << " = " << c.value;
+        EXPECT_NE(error.find(c.says), std::string::npos) << c.key << " = " << c.value << ": " << error;
+        EXPECT_EQ(m.sm_count, h100_sxm().sm_count) << "a refused file changes nothing";
+        std::remove(path.c_str());
+    }
+    // More resident clusters than the SMs hold.
+    Machine m = h100_sxm();
+    std::string error;
+    const std::string clusters = write_temp(
+        "clusters_machine.json",
+        text.substr(0, text.rfind('}', text.rfind('}') - 1)) +
+            ",\n    \"resident_clusters_of_2\": {\"value\": 67, \"unit\": \"clusters\", \"measured\": true}\n  }\n}\n");
+    EXPECT_FALSE(read_machine_file(clusters, &m, &error));
+    EXPECT_NE(error.find("\"resident_clusters_of_2\" is 67, more clusters of 2 than 132 SMs hold"), std::string::npos)
+        << error;
+    std::remove(clusters.c_str());
+}
+
+namespace {
+
+// A machine with a power model whose numbers are easy to work by hand: at 2000 MHz the board
+// draws 100 W idle + 100 W with every SM busy + 1000 W with the tensor pipe fully busy on
+// wgmma with random operands; the limit is 700 W.
+Machine power_machine() {
+    Machine m = h100_sxm();
+    m.sm_clock_max_mhz = 2000;
+    m.power_limit_w = 700;
+    m.power_idle_w = 100;
+    m.power_busy_w = 100;
+    m.power_wgmma_random_w = 1000;
+    m.power_wgmma_zero_w = 400;
+    m.power_mma_sync_random_w = 1500;
+    m.power_mma_sync_zero_w = 600;
+    return m;
+}
+
+}  // namespace
+
+TEST(PowerModel, BoardPowerIsIdlePlusTheCubeOfTheClockTimesTheActivity) {
+    const Machine m = power_machine();
+    ASSERT_TRUE(has_power_model(m));
+    EXPECT_FALSE(has_power_model(h100_sxm()));
+    // At 2000 MHz: 100 + 100 + 0.5 x 1000 = 700 W. At 1000 MHz: 100 + (1/8)(100 + 500) = 175 W.
+    EXPECT_DOUBLE_EQ(board_power_w(m, 2000, 0.5, false, false), 700);
+    EXPECT_DOUBLE_EQ(board_power_w(m, 1000, 0.5, false, false), 175);
+    // Zero operands: 100 + 100 + 0.5 x 400; mma.sync: 100 + 100 + 0.5 x 1500.
+    EXPECT_DOUBLE_EQ(board_power_w(m, 2000, 0.5, false, true), 400);
+    EXPECT_DOUBLE_EQ(board_power_w(m, 2000, 0.5, true, false), 950);
+    EXPECT_DOUBLE_EQ(board_power_w(m, 2000, 0.5, true, true), 500);
+}
+
+TEST(PowerModel, TheClockSettlesWhereBoardPowerMeetsTheLimit) {
+    const Machine m = power_machine();
+    auto always = [](double busy) { return [busy](double) { return busy; }; };
+    // Tensor pipe always busy: 100 + x^3 (100 + 1000) = 700, x^3 = 6/11, f = 2000 x 0.8171 = 1634.2 MHz.
+    EXPECT_NEAR(clock_under_power_limit(m, false, false, always(1.0)), 2000 * std::cbrt(6.0 / 11.0), 0.01);
+    // Half busy: 700 W exactly at 2000 MHz, the limit just met.
+    EXPECT_NEAR(clock_under_power_limit(m, false, false, always(0.5)), 2000, 0.01);
+    // A fifth busy: 400 W at 2000 MHz, under the limit.
+    EXPECT_DOUBLE_EQ(clock_under_power_limit(m, false, false, always(0.2)), 2000);
+    // Zero operands, always busy: 100 + 100 + 400 = 600 W at 2000 MHz, under the limit.
+    EXPECT_DOUBLE_EQ(clock_under_power_limit(m, false, true, always(1.0)), 2000);
+    // mma.sync on random operands, always busy: x^3 = 600 / 1600, f = 2000 x 0.7211 = 1442.2 MHz.
+    EXPECT_NEAR(clock_under_power_limit(m, true, false, always(1.0)), 2000 * std::cbrt(600.0 / 1600.0), 0.01);
+    // Memory-bound: the FLOP rate does not follow the clock, so the pipe is busy 1500/f of the
+    // time (0.75 at 2000 MHz, 950 W); the clock still settles where the power meets the limit.
+    const double f = clock_under_power_limit(m, false, false, [](double mhz) { return std::min(1.0, 1500.0 / mhz); });
+    EXPECT_LT(f, 2000);
+    EXPECT_NEAR(board_power_w(m, f, std::min(1.0, 1500.0 / f), false, false), 700, 0.01);
+    // No power model: no clock (predict() then runs at the load clock).
+    EXPECT_EQ(clock_under_power_limit(h100_sxm(), false, false, always(1.0)), 0);
+}
+
+TEST(PowerModel, PredictRunsAtTheClockUnderTheLimit) {
+    const Machine m = power_machine();
+    const Plan plan = plan_step(m, 7, "", k4096);
+    ASSERT_TRUE(plan.fits);
+    const Prediction& r = plan.prediction;
+    ASSERT_TRUE(r.valid);
+    // Step 07 at 4096^3 keeps its tensor pipe busy most of the time: the limit binds.
+    EXPECT_TRUE(r.power_limited);
+    EXPECT_LT(r.clock_mhz, 2000);
+    EXPECT_NEAR(r.power_w, 700, 0.5);
+    EXPECT_NEAR(board_power_w(m, r.clock_mhz, r.tensor_busy, false, false), 700, 0.5);
+    // The same prediction as at that clock given explicitly.
+    const Prediction at = predict(m, plan.problem, plan.candidate, plan.ctas_per_sm, r.clock_mhz);
+    EXPECT_DOUBLE_EQ(at.total_us, r.total_us);
+    EXPECT_FALSE(at.power_limited);
+    // The tensor pipe's busy fraction: executed FLOP over what the SMs could do in the time.
+    EXPECT_NEAR(r.tensor_busy, 2.0 * 4096 * 4096 * 4096 / (r.total_us * 1e-6 * m.sm_count * r.clock_mhz * 1e6 * 4096),
+                1e-9);
+    // Zero inputs draw less power: a higher clock, a shorter time.
+    Problem zeros = k4096;
+    zeros.zero_inputs = true;
+    const Prediction z = plan_step(m, 7, "", zeros).prediction;
+    EXPECT_GT(z.clock_mhz, r.clock_mhz);
+    EXPECT_LT(z.total_us, r.total_us);
+    // A small problem leaves the tensor pipe mostly idle (launch, one short wave): full clock.
+    const Prediction small = plan_step(m, 7, "", Problem{512, 512, 512}).prediction;
+    EXPECT_FALSE(small.power_limited);
+    EXPECT_DOUBLE_EQ(small.clock_mhz, 2000);
+    // Without a power model, the machine's load clock, as before.
+    EXPECT_DOUBLE_EQ(plan_step(h100_sxm(), 7, "", k4096).prediction.clock_mhz, h100_sxm().load_clock_mhz);
 }
 
 TEST(PlannerModel, DeviceFolderIsTheModelName) {

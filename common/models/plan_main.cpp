@@ -115,8 +115,10 @@ int compare(const std::string& path, const Machine& machine, double clock_mhz, c
             return 1;
         }
     const bool power_model = clock_mhz <= 0 && has_power_model(machine);
-    std::printf("%-30s %-18s %9s %9s %6s %5s %5s %9s %6s  %s\n", "step", "M x N x K", "meas us", "pred us", "ratio",
-                "MHz", "pred", "@row clk", "ratio", "predicted limiter");
+    // MHz: the clock the row recorded, then the predicted one; busy: the predicted tensor-pipe
+    // busy fraction, which sets the power.
+    std::printf("%-30s %-18s %9s %9s %6s %5s %5s %4s %9s %6s  %s\n", "step", "M x N x K", "meas us", "pred us",
+                "ratio", "MHz", "pred", "busy", "@row clk", "ratio", "predicted limiter");
     HitCount goal15, all20, goal15_row, all20_row, default15, all15, clock5, headline10;
     std::string headline_misses;
     int line_number = 1;
@@ -163,8 +165,8 @@ int compare(const std::string& path, const Machine& machine, double clock_mhz, c
             at_machine = predict(machine, plan.problem, plan.candidate, std::max(plan.ctas_per_sm, 1), clock_mhz);
         }
         if (!at_machine.valid || !at_row.valid || !(measured_us > 0)) {
-            std::printf("%-30s %-18s %9.1f %9s %6s %5.0f %5s %9s %6s  not modeled%s\n", label.c_str(), shape.c_str(),
-                        measured_us, "-", "-", row_clock, "-", "-", "-",
+            std::printf("%-30s %-18s %9.1f %9s %6s %5.0f %5s %4s %9s %6s  not modeled%s\n", label.c_str(),
+                        shape.c_str(), measured_us, "-", "-", row_clock, "-", "-", "-", "-",
                         plan.limiter.empty() || plan.limiter == "not modeled" ? "" : (": " + plan.limiter).c_str());
             continue;
         }
@@ -183,9 +185,10 @@ int compare(const std::string& path, const Machine& machine, double clock_mhz, c
         // Rows that ran below 97% of the unthrottled clock ran at the power limit.
         if (power_model && row_clock > 0 && row_clock < 0.97 * machine.sm_clock_max_mhz)
             clock5.add(std::fabs(at_machine.clock_mhz / row_clock - 1) <= 0.05);
-        std::printf("%-30s %-18s %9.1f %9.1f %6.2f %5.0f %5.0f %9.1f %6.2f  %s%s\n", label.c_str(), shape.c_str(),
-                    measured_us, at_machine.total_us, ratio, row_clock, at_machine.clock_mhz, at_row.total_us,
-                    ratio_row, at_machine.limiter.c_str(), goal ? "" : "  (outside the 15% goal)");
+        std::printf("%-30s %-18s %9.1f %9.1f %6.2f %5.0f %5.0f %4.2f %9.1f %6.2f  %s%s\n", label.c_str(),
+                    shape.c_str(), measured_us, at_machine.total_us, ratio, row_clock, at_machine.clock_mhz,
+                    at_machine.tensor_busy, at_row.total_us, ratio_row, at_machine.limiter.c_str(),
+                    goal ? "" : "  (outside the 15% goal)");
     }
     char clock_text[96];
     if (power_model)
