@@ -563,12 +563,13 @@ TEST(PowerModel, PredictRunsAtTheClockUnderTheLimit) {
     // The tensor pipe's busy fraction: executed FLOP over what the SMs could do in the time.
     EXPECT_NEAR(r.tensor_busy, 2.0 * 4096 * 4096 * 4096 / (r.total_us * 1e-6 * m.sm_count * r.clock_mhz * 1e6 * 4096),
                 1e-9);
-    // Zero inputs draw less power: a higher clock, a shorter time.
+    // Zero inputs draw less power: a higher clock, and no longer a time (on these built-in
+    // constants the L2 feed, which does not follow the clock, then sets the pace).
     Problem zeros = k4096;
     zeros.zero_inputs = true;
     const Prediction z = plan_step(m, 7, "", zeros).prediction;
     EXPECT_GT(z.clock_mhz, r.clock_mhz);
-    EXPECT_LT(z.total_us, r.total_us);
+    EXPECT_LE(z.total_us, r.total_us);
     // A small problem leaves the tensor pipe mostly idle (launch, one short wave): full clock.
     const Prediction small = plan_step(m, 7, "", Problem{512, 512, 512}).prediction;
     EXPECT_FALSE(small.power_limited);

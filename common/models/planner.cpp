@@ -237,6 +237,11 @@ std::string describe(const Machine& m) {
     if (m.l2_tma_shared_loaded_tbps > 0)
         out << format("              L2->SM %.2f TB/s (TMA) the same while the SMs run wgmma, a GEMM's feed\n",
                       m.l2_tma_shared_loaded_tbps);
+    if (has_power_model(m))
+        out << format("  power model: P = %.0f W idle + (f / %.0f MHz)^3 x (%.0f W + busy x %.0f W wgmma, %.0f mma.sync "
+                      "random; %.0f, %.0f zeros), limit %.0f W\n",
+                      m.power_idle_w, m.sm_clock_max_mhz, m.power_busy_w, m.power_wgmma_random_w,
+                      m.power_mma_sync_random_w, m.power_wgmma_zero_w, m.power_mma_sync_zero_w, m.power_limit_w);
     out << format("              stores %.2f (16 B), %.2f (4 B), %.2f (TMA) TB/s; launch %.1f us\n", m.store16_tbps,
                   m.store4_tbps, m.tma_store_tbps, m.launch_us);
     if (!m.not_measured.empty()) {
@@ -582,6 +587,12 @@ std::string explain(const Plan& p) {
         out << format("                per tile: prologue %.0f ns + %lld k-blocks + epilogue %.0f ns = %.1f us;"
                       " %lld after one another on the busiest SM; launch %.1f us\n",
                       r.prologue_ns, r.k_blocks, r.epilogue_ns, r.tile_ns * 1e-3, r.rounds, r.launch_ns * 1e-3);
+        if (r.power_w > 0)
+            out << format("  clock         %.0f MHz: board power %.0f W with the tensor pipe %.0f%% busy on %s operands "
+                          "(%s)\n",
+                          r.clock_mhz, r.power_w, 100 * r.tensor_busy, p.problem.zero_inputs ? "zero" : "random",
+                          r.power_limited ? format("the %.0f W limit holds the clock there", m.power_limit_w).c_str()
+                                          : format("under the %.0f W limit at the full clock", m.power_limit_w).c_str());
         out << format("  prediction    %.1f us = %.0f TFLOP/s, limited by %s\n", r.total_us, r.tflops,
                       r.limiter.c_str());
     }

@@ -171,8 +171,11 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
     const double ghz = clock * 1e-3;
     const int split = c.split_k;
 
-    // Work units: output tiles (times the split of K). Ping-pong's consumers each own a
-    // (BM/2)xBN tile; the SM runs the two side by side, so count pairs of them as one unit.
+    // Work units: output tiles (times the split of K). Ping-pong (06 gemm_pingpong.cu) runs
+    // a tile's two 64-row halves one after the other through one ring, each half's K loop on
+    // its own consumer: its unit is the tile, and what the model calls its k-block is one
+    // fill, a half's k-block (64 x BN x BK), 2 x K/BK of them per tile, or K/BK where the
+    // lower half lies wholly below C (M <= 64: the kernel skips it).
     // The persistent grid (07) shares only the k-blocks of its last, partial wave's tiles:
     // its clusters run full_rounds whole tiles each, then `sharing` of them a run of
     // k_blocks of the leftover tiles (split_k > 1 without stream_k: each cut in split_k).
@@ -187,8 +190,11 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
     const long long cut = c.structure == Structure::Persistent ? 1 : split;  // slices of every tile
     const long long full_rounds = sharing > 0 ? tiles / c.cluster / resident : 0;
     const long long units = sharing > 0 ? sharing * c.cluster : tiles * cut;
+    const bool pingpong = c.structure == Structure::PingPong;
+    const long long halves = !pingpong ? 1 : problem.m <= c.bm / 2 ? 1 : 2;
+    const long long tile_k_blocks = full_k_blocks * halves;  // a tile's k-blocks (fills, for ping-pong)
     const long long k_blocks =
-        sharing > 0 ? ceil_div(leftover * full_k_blocks, sharing) : ceil_div(full_k_blocks, cut);
+        sharing > 0 ? ceil_div(leftover * full_k_blocks, sharing) : ceil_div(full_k_blocks, cut) * halves;
     const long long partials_read = sharing > 0 ? stream_k::holders(sharing, leftover) : cut - 1;
     const long long slots = static_cast<long long>(m.sm_count) * ctas_per_sm;
     // The persistent grid (07) runs on the SMs its resident clusters hold.
@@ -197,8 +203,8 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
                                    : static_cast<int>(std::min<long long>(grid_sms, ceil_div(units, ctas_per_sm)));
 
     // 1. One k-block on one SM (all CTAs of the SM together).
-    const double flops = 2.0 * c.bm * c.bn * c.bk * ctas_per_sm;
-    const double a_rows = c.bm, b_rows = c.structure == Structure::PingPong ? 2.0 * c.bn : c.bn;
+    const double a_rows = pingpong ? c.bm / 2.0 : c.bm, b_rows = c.bn;
+    const double flops = 2.0 * a_rows * c.bn * c.bk * ctas_per_sm;
     // Every CTA receives its whole stage into its own shared memory (`bytes`); the L2 reads
     // less where a cluster multicasts: each CTA of a cluster loads 1/cluster of the B tile
     // and the TMA unit delivers it to all of them (`l2_bytes`).
@@ -270,13 +276,13 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
     // cp.async (02) the warps issue the next copy before waiting for the oldest: stages - 1.
     // In 05 the consumers refill a slot only once wait_group 1 says the wgmma that read it is
     // done, one k-block later: stages - 2 ahead of the math.
-    // A ping-pong stage holds one consumer's half k-block: the ring is half as many k-blocks.
+    // Ping-pong: a stage is one fill with one reader, refilled by the producer as soon as its
+    // consumer releases it: all stages ahead, as in the cooperative schedule.
     double ahead = c.stages;
     if (c.structure == Structure::MmaSyncCpAsync) ahead = c.stages - 1;
     if (c.structure == Structure::WgmmaInline) ahead = c.stages - 2;
-    if (c.structure == Structure::PingPong) ahead = c.stages / 2.0;
     ahead = std::max(ahead, 1.0);
-    const double stage_bytes = c.structure == Structure::PingPong ? bytes / 2 : bytes;
+    const double stage_bytes = bytes;
     // A TMA stage is the copy requests one CTA issues for it: two boxes, or one 1-D bulk copy
     // per row (03 bulk1d), each passing the SM's TMA unit one after the other before the
     // bytes flow (tma_request_ns each). cp.async (02) has no such unit: its copies are the
@@ -300,11 +306,14 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
     // bf16 pairs straight from the accumulators (02-05), 16-byte rows staged through shared
     // memory (06), TMA stores (07).
     double store_tbps = m.store4_tbps;
-    if (c.structure == Structure::WarpSpecialized || c.structure == Structure::PingPong) store_tbps = m.store16_tbps;
+    if (c.structure == Structure::WarpSpecialized) store_tbps = m.store16_tbps;
     if (c.structure == Structure::Persistent) store_tbps = m.tma_store_tbps;
     const double store_share = store_tbps * 1e3 / m.sm_count;  // bytes per ns
     const double c_bytes = static_cast<double>(c.bm) * c.bn * kBytesPerElement;
-    r.epilogue_ns = store_tbps > 0 ? c_bytes * ctas_per_sm / store_share : 0;
+    // Ping-pong stores straight from the accumulators (4-byte stores: its ring is still in
+    // use), and only the second half's store is exposed: the first runs under the second
+    // half's K loop.
+    r.epilogue_ns = store_tbps > 0 ? c_bytes / (pingpong ? 2 : 1) * ctas_per_sm / store_share : 0;
     if (partials_read > 0) {
         // A shared tile (07's stream-K, or split-K): every holder but the owner writes its
         // fp32 partial tile with 16-byte stores, all SMs at once; then the owner reads the
@@ -358,7 +367,7 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
         // busy: the k-blocks of work over what the SMs could run in the rounds they take.
         const double capacity = static_cast<double>(c.structure == Structure::Persistent ? grid_sms : slots) *
                                 (full_rounds * full_k_blocks + (r.rounds - full_rounds) * k_blocks);
-        const double busy = static_cast<double>(tiles) * full_k_blocks / capacity;
+        const double busy = static_cast<double>(tiles) * tile_k_blocks / capacity;
         // loop_share: the busiest SM's k-loops over its time after the launch.
         const double loops_ns = (full_rounds * full_k_blocks + (r.rounds - full_rounds) * k_blocks) * r.kblock_ns;
         const double loop_share = loops_ns / (r.total_us * 1e3 - r.launch_ns);
