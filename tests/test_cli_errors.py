@@ -158,11 +158,13 @@ for name, changes, pattern in [
 ]:
     bad_args.append((plan, ["--step", "7", "--machine", machine_file(machine_dir, name, **changes)], pattern))
     bad_args.append((plan, ["--compare", "/dev/null", "--machine", machine_file(machine_dir, name, **changes)], pattern))
-bad_args.append((plan, ["--inputs", "ones"], r"--inputs must be uniform or zeros, not 'ones'"))
+bad_args.append((plan, ["--inputs", "ones"], r"--inputs must be uniform or zero, not 'ones'"))
 # A good machine file, with and without the power model, plans.
 for good in (machine_file(machine_dir, "good"), machine_file(machine_dir, "good_power", **POWER)):
     expect([plan, "--step", "7", "--machine", good], 0, r"prediction", "stdout")
-    expect([plan, "--step", "7", "--machine", good, "--inputs", "zeros"], 0, r"prediction", "stdout")
+    expect([plan, "--step", "7", "--machine", good, "--inputs", "zero"], 0, r"prediction", "stdout")
+expect([plan, "--step", "7", "--machine", machine_file(machine_dir, "zeros", **POWER), "--inputs", "zeros"], 0,
+       r"tensor pipe \d+% busy on zero operands", "stdout")
 
 # --compare prints "not modeled" for a row the planner has no model of (step 01's naive loop),
 # never a number, and counts it nowhere; a row of a modeled step gets a prediction.

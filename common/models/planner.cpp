@@ -774,12 +774,13 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
         } else if (flag == "--compare") {
             o.compare_csv = value;
         } else if (flag == "--inputs") {
-            if (value != "uniform" && value != "zeros") {
-                *error = "--inputs must be uniform or zeros, not '" + ladder::printable(value) + "'";
+            // "zero" as the step executables' --inputs and the CSV's inputs column spell it.
+            if (value != "uniform" && value != "zero" && value != "zeros") {
+                *error = "--inputs must be uniform or zero, not '" + ladder::printable(value) + "'";
                 return false;
             }
-            o.inputs = value;
-            o.problem.zero_inputs = value == "zeros";
+            o.inputs = value == "uniform" ? "uniform" : "zeros";
+            o.problem.zero_inputs = value != "uniform";
         } else if (flag == "--candidate") {
             if (!parse_candidate(value, &o.candidate, error)) return false;
             o.has_candidate = true;
@@ -822,8 +823,8 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
 std::string cli_usage() {
     return "usage: ladder-plan [--m M] [--n N] [--k K] [--machine h100|h200|FILE.json] [--top N]\n"
            "                   [--step N[:variant] [--tile RxC]] [--candidate BMxBNxBK[:stages[:warpgroups[:cluster]]]]\n"
-           "                   [--clock-mhz MHz] [--inputs uniform|zeros] [--l2-tbps TB/s] [--latency-ns ns]\n"
-           "       ladder-plan --compare BENCH.csv [--machine FILE.json] [--clock-mhz MHz] [--inputs uniform|zeros]\n"
+           "                   [--clock-mhz MHz] [--inputs uniform|zero] [--l2-tbps TB/s] [--latency-ns ns]\n"
+           "       ladder-plan --compare BENCH.csv [--machine FILE.json] [--clock-mhz MHz] [--inputs uniform|zero]\n"
            "\n"
            "Works out, on paper, how well tile configurations can do on a Hopper GPU for\n"
            "C[M,N] = A[M,K] * B[N,K]^T in bf16: registers, shared memory, pipeline stages,\n"
@@ -838,7 +839,7 @@ std::string cli_usage() {
            "  --clock-mhz        convert the issue terms at this SM clock (default: the clock under the\n"
            "                     power limit where the machine file has the power model, else its clock\n"
            "                     under load)\n"
-           "  --inputs           uniform (random A and B, the default) or zeros: what the tensor cores\n"
+           "  --inputs           uniform (random A and B, the default) or zero: what the tensor cores\n"
            "                     multiply sets their power and so the clock under the power limit; with\n"
            "                     --compare it replaces each row's inputs column\n"
            "  --compare CSV      predict every row of a benchmark CSV and report the hit rate\n"
