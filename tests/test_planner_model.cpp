@@ -349,6 +349,29 @@ TEST(PlannerModel, WavesAndPersistence) {
     EXPECT_EQ(odd.limiter, "wave quantization");
 }
 
+// A grid of one CTA per tile runs its tiles in order; where the operand a wave sweeps is
+// larger than the L2, each wave reads its tiles of it from DRAM.
+TEST(PlannerModel, WavesThatSweepAnOperandLargerThanTheL2ReadItFromDramEachTime) {
+    const Machine m = h100_sxm();  // 50 MiB of L2, 3.35 TB/s
+    // Step 05 runs along N: 8192x28672x8192 has 64 x 112 tiles, 55 waves of 132; B is
+    // 28672 x 8192 x 2 = 470 MB. A wave reads 112 B tiles of 256 x 8192 x 2 = 4 MiB and
+    // the A tiles of the 2 tile rows it touches, plus one (2 MiB each).
+    const Prediction r = step_plan(5, "", Problem{8192, 28672, 8192}).prediction;
+    ASSERT_TRUE(r.valid);
+    EXPECT_EQ(r.rounds, 55);
+    const double per_wave = 112 * 4194304.0 + 3 * 2097152.0;
+    EXPECT_NEAR(r.dram_ns, 55 * per_wave / (m.dram_tbps * 1e3), 1);
+    EXPECT_EQ(r.limiter, "DRAM bandwidth");
+    // Step 06 runs along M, sweeping A (8192 x 8192 x 2 = 134 MB, also more than the L2):
+    // 64 A tiles of 2 MiB a wave and the 3 B columns it touches, plus one (4 MiB each).
+    const Prediction w = step_plan(6, "", Problem{8192, 28672, 8192}).prediction;
+    EXPECT_NEAR(w.dram_ns, 55 * (64 * 2097152.0 + 4 * 4194304.0) / (m.dram_tbps * 1e3), 1);
+    EXPECT_NE(w.limiter, "DRAM bandwidth");  // 2.5 ms of DRAM under far more of wgmma
+    // 4096^3: B is 32 MiB and stays in the L2: the compulsory reads alone.
+    const Prediction c = step_plan(5).prediction;
+    EXPECT_NEAR(c.dram_ns, 2.0 * 4096 * 4096 * 2 / (m.dram_tbps * 1e3), 1);
+}
+
 TEST(PlannerModel, TflopsAreTheUsefulFlopOverThePredictedTime) {
     const Prediction r = step_plan(7).prediction;
     EXPECT_NEAR(r.tflops, 2.0 * 4096 * 4096 * 4096 / (r.total_us * 1e-6) * 1e-12, 1e-9);

@@ -348,7 +348,24 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
     // epilogue (which writes C) after them.
     const double M = static_cast<double>(problem.m), N = static_cast<double>(problem.n),
                  K = static_cast<double>(problem.k);
-    r.dram_ns = m.dram_tbps > 0 ? (M * K + N * K) * kBytesPerElement / (m.dram_tbps * 1e3) : 0;
+    double dram_bytes = (M * K + N * K) * kBytesPerElement;
+    // A grid of one CTA per tile launches its tiles in order, one dimension fastest (02-05:
+    // along N, 06: along M), so each wave sweeps the fast dimension's operand. Where that
+    // operand is larger than the L2, the previous wave's tiles of it are gone by the time
+    // the next wave reads them: every wave reads its own from DRAM.
+    if (c.structure != Structure::Persistent && m.l2_bytes > 0 && r.rounds > 1) {
+        const bool n_fastest = c.structure != Structure::WarpSpecialized && !pingpong;
+        const double fast_rows = n_fastest ? N : M;
+        const long long fast_tiles = n_fastest ? ceil_div(problem.n, c.bn) : tiles_m;
+        const double fast_tile = (n_fastest ? c.bn : c.bm) * K * kBytesPerElement;
+        const double slow_tile = (n_fastest ? c.bm : c.bn) * K * kBytesPerElement;
+        if (fast_rows * K * kBytesPerElement > static_cast<double>(m.l2_bytes)) {
+            const double per_wave = std::min<double>(fast_tiles, slots) * fast_tile +
+                                    (ceil_div(slots, fast_tiles) + 1) * slow_tile;
+            dram_bytes = std::max(dram_bytes, r.rounds * per_wave);
+        }
+    }
+    r.dram_ns = m.dram_tbps > 0 ? dram_bytes / (m.dram_tbps * 1e3) : 0;
     const double dram_floor_ns = r.launch_ns + r.prologue_ns + r.dram_ns + r.epilogue_ns;
     const bool dram_bound = dram_floor_ns > r.total_us * 1e3;
     if (dram_bound) r.total_us = dram_floor_ns * 1e-3;
