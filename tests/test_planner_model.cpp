@@ -372,6 +372,26 @@ TEST(PlannerModel, WavesThatSweepAnOperandLargerThanTheL2ReadItFromDramEachTime)
     EXPECT_NEAR(c.dram_ns, 2.0 * 4096 * 4096 * 2 / (m.dram_tbps * 1e3), 1);
 }
 
+// Ping-pong (06 gemm_pingpong.cu) runs a tile's two 64-row halves one after the other:
+// 2 x 64 fills of 64 x 256 x 64 at 4096^3, each 40 KiB with all 5 stages ahead, and only the
+// second half's epilogue (32 KiB of C in 4-byte stores) exposed.
+TEST(PlannerModel, PingPongRunsTheTwoHalvesOfATileOneAfterTheOther) {
+    const Machine m = h100_sxm();
+    const Plan plan = step_plan(6, "pingpong");
+    const Prediction& r = plan.prediction;
+    ASSERT_TRUE(r.valid);
+    EXPECT_EQ(r.k_blocks, 128);
+    EXPECT_NEAR(r.issue_ns, (2.0 * 64 * 256 * 64 / m.wgmma_flop_per_clk + m.wgmma_kblock_overhead_clk) /
+                                (m.load_clock_mhz * 1e-3), 1e-9);
+    EXPECT_NEAR(r.epilogue_ns, 64.0 * 256 * 2 / (m.store4_tbps * 1e3 / m.sm_count), 1e-9);
+    EXPECT_NEAR(r.tile_ns, r.prologue_ns + 128 * r.kblock_ns + r.epilogue_ns, 1e-6);
+    // The ring: (fill + issue + barrier) over the 5 stages ahead.
+    EXPECT_NEAR(r.ring_ns, (r.fill_ns + r.issue_ns + m.mbarrier_round_trip_ns) / 5, 1e-9);
+    // M <= 64: the lower half of every tile lies below C, and the kernel skips it.
+    EXPECT_EQ(step_plan(6, "pingpong", Problem{64, 4096, 4096}).prediction.k_blocks, 64);
+    EXPECT_EQ(step_plan(6, "pingpong", Problem{65, 4096, 4096}).prediction.k_blocks, 128);
+}
+
 TEST(PlannerModel, TflopsAreTheUsefulFlopOverThePredictedTime) {
     const Prediction r = step_plan(7).prediction;
     EXPECT_NEAR(r.tflops, 2.0 * 4096 * 4096 * 4096 / (r.total_us * 1e-6) * 1e-12, 1e-9);
