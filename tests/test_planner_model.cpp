@@ -588,6 +588,35 @@ TEST(PowerModel, TheClockSettlesWhereBoardPowerMeetsTheLimit) {
     EXPECT_EQ(clock_under_power_limit(h100_sxm(), false, false, always(1.0)), 0);
 }
 
+// ladder-probe's arithmetic: samples drawn from the model come back as its constants.
+TEST(PowerModel, TheProbesLoopsGiveBackTheConstants) {
+    const Machine m = power_machine();
+    // The wgmma loop on random operands, fully busy: held at the limit, 1634.2 MHz (above);
+    // with a wait after each k-block, busy 0.5: 700 W at 2000 MHz.
+    const double f1 = 2000 * std::cbrt(6.0 / 11.0);
+    const PowerSample full{board_power_w(m, f1, 1.0, false, false), f1, 1.0};
+    const PowerSample half{board_power_w(m, 2000, 0.5, false, false), 2000, 0.5};
+    EXPECT_NEAR(full.power_w, 700, 1e-9);
+    EXPECT_NEAR(power_at_peak_clock_w(100, 2000, full), 1100, 1e-9);  // 100 + 1000
+    EXPECT_NEAR(power_at_peak_clock_w(100, 2000, half), 600, 1e-9);   // 100 + 0.5 x 1000
+    double busy = 0, op = 0;
+    std::string why;
+    ASSERT_TRUE(fit_busy_and_op_power(100, 2000, full, half, &busy, &op, &why)) << why;
+    EXPECT_NEAR(busy, 100, 1e-9);
+    EXPECT_NEAR(op, 1000, 1e-9);
+    // Zero operands at busy 0.9, 2000 MHz: 100 + 100 + 0.9 x 400 = 560 W.
+    EXPECT_NEAR(fit_op_power(100, 2000, busy, PowerSample{560, 2000, 0.9}), 400, 1e-9);
+    // mma.sync on random operands at busy 0.66, held where 100 + x^3 (100 + 990) = 700.
+    const double f4 = 2000 * std::cbrt(600.0 / 1090.0);
+    EXPECT_NEAR(fit_op_power(100, 2000, busy, PowerSample{700, f4, 0.66}), 1500, 1e-9);
+    // Two samples at one busy fraction cannot separate P_busy from P_op.
+    EXPECT_FALSE(fit_busy_and_op_power(100, 2000, full, PowerSample{650, 1700, 0.95}, &busy, &op, &why));
+    EXPECT_NE(why.find("too close"), std::string::npos) << why;
+    // Less power at the higher activity: no model fits.
+    EXPECT_FALSE(fit_busy_and_op_power(100, 2000, PowerSample{300, 2000, 1.0}, half, &busy, &op, &why));
+    EXPECT_NE(why.find("does not grow"), std::string::npos) << why;
+}
+
 TEST(PowerModel, PredictRunsAtTheClockUnderTheLimit) {
     const Machine m = power_machine();
     const Plan plan = plan_step(m, 7, "", k4096);

@@ -298,6 +298,21 @@ bool has_power_model(const Machine& machine);
 // Board power at SM clock `clock_mhz` with the tensor pipe busy a fraction `tensor_busy` of
 // the time: power_idle_w + (clock / sm_clock_max_mhz)^3 (power_busy_w + tensor_busy P_op).
 double board_power_w(const Machine& machine, double clock_mhz, double tensor_busy, bool mma_sync, bool zero_inputs);
+// What ladder-probe measures for the power model: a loop's board power and SM clock, held
+// for seconds, and its tensor pipe's busy fraction.
+struct PowerSample {
+    double power_w = 0, clock_mhz = 0, tensor_busy = 0;
+};
+// (P - power_idle_w) / (f / sm_clock_max_mhz)^3 = power_busy_w + u x P_op: one sample's
+// activity power scaled to the peak clock.
+double power_at_peak_clock_w(double idle_w, double clock_max_mhz, const PowerSample& sample);
+// power_busy_w and P_op from two samples of one instruction and operands at two busy
+// fractions (the line through their activity powers). False, with *why, where they cannot
+// give it: busy fractions too close, or a negative power.
+bool fit_busy_and_op_power(double idle_w, double clock_max_mhz, const PowerSample& a, const PowerSample& b,
+                           double* busy_w, double* op_w, std::string* why);
+// P_op of another instruction or operands, from one sample and the power_busy_w above.
+double fit_op_power(double idle_w, double clock_max_mhz, double busy_w, const PowerSample& sample);
 // The SM clock at which board power meets the limit for a kernel whose tensor pipe is busy a
 // fraction busy_at(f) of the time at clock f: sm_clock_max_mhz where the limit does not bind,
 // else the clock where it does (bisection; busy_at may fall as f rises, where memory sets the

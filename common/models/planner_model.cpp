@@ -433,6 +433,34 @@ double board_power_w(const Machine& m, double clock_mhz, double tensor_busy, boo
     return m.power_idle_w + scale * scale * scale * (m.power_busy_w + tensor_busy * op);
 }
 
+double power_at_peak_clock_w(double idle_w, double clock_max_mhz, const PowerSample& sample) {
+    const double scale = sample.clock_mhz / clock_max_mhz;
+    return (sample.power_w - idle_w) / (scale * scale * scale);
+}
+
+bool fit_busy_and_op_power(double idle_w, double clock_max_mhz, const PowerSample& a, const PowerSample& b,
+                           double* busy_w, double* op_w, std::string* why) {
+    if (!(std::fabs(a.tensor_busy - b.tensor_busy) >= 0.2 * std::max(a.tensor_busy, b.tensor_busy))) {
+        *why = "the two busy fractions are too close to separate P_busy from P_op";
+        return false;
+    }
+    const double ya = power_at_peak_clock_w(idle_w, clock_max_mhz, a), yb = power_at_peak_clock_w(idle_w, clock_max_mhz, b);
+    *op_w = (ya - yb) / (a.tensor_busy - b.tensor_busy);
+    *busy_w = ya - a.tensor_busy * *op_w;
+    if (!(*op_w > 0) || !(*busy_w >= 0)) {
+        char text[160];
+        std::snprintf(text, sizeof text, "P_busy %.4g W and P_op %.4g W: the power does not grow with the busy fraction",
+                      *busy_w, *op_w);
+        *why = text;
+        return false;
+    }
+    return true;
+}
+
+double fit_op_power(double idle_w, double clock_max_mhz, double busy_w, const PowerSample& sample) {
+    return (power_at_peak_clock_w(idle_w, clock_max_mhz, sample) - busy_w) / sample.tensor_busy;
+}
+
 // ---- Machine files --------------------------------------------------------------------------
 std::string device_folder(const std::string& name) {
     std::istringstream in(name);

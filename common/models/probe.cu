@@ -1336,16 +1336,19 @@ int main(int argc, char** argv) {
                         "%.1f s\n",
                         loop.what, loop.s.power_w, loop.s.clock_mhz, span_mhz, loop.u, loop.s.seconds);
         }
-        // y = (P - P_idle) / (f / f_max)^3 = P_busy + u P_op for each loop.
-        auto y = [&](const Loop& l) { return (l.s.power_w - idle_w) / std::pow(l.s.clock_mhz / peak_mhz, 3.0); };
-        require_at_most(loops[1].u, 0.8 * loops[0].u, "tensor pipe busy fraction with the wait",
-                        "0.8 x the loop without it: two different activities are needed to separate P_busy");
-        const double wgmma_random = (y(loops[0]) - y(loops[1])) / (loops[0].u - loops[1].u);
-        const double busy = y(loops[0]) - loops[0].u * wgmma_random;
-        require_at_least(busy, 0, "P_busy (W)", "power cannot be negative");
-        auto op_power = [&](const Loop& l) { return (y(l) - busy) / l.u; };
+        // (P - P_idle) / (f / f_max)^3 = P_busy + u P_op for each loop (planner_model.cpp).
+        auto sample = [](const Loop& l) { return ladder::plan::PowerSample{l.s.power_w, l.s.clock_mhz, l.u}; };
+        double busy = 0, wgmma_random = 0;
+        std::string why;
+        if (!ladder::plan::fit_busy_and_op_power(idle_w, peak_mhz, sample(loops[0]), sample(loops[1]), &busy,
+                                                 &wgmma_random, &why)) {
+            std::fprintf(stderr, "ladder-probe: check failed: the two wgmma loops on random operands: %s; the "
+                         "measurement is wrong, nothing written\n", why.c_str());
+            return 1;
+        }
+        auto op_power = [&](const Loop& l) { return ladder::plan::fit_op_power(idle_w, peak_mhz, busy, sample(l)); };
         const double wgmma_zero = op_power(loops[2]), mma_random = op_power(loops[3]), mma_zero = op_power(loops[4]);
-        for (double w : {wgmma_random, wgmma_zero, mma_random, mma_zero})
+        for (double w : {wgmma_zero, mma_random, mma_zero})
             require_at_least(w, 0, "P_op (W)", "power cannot be negative");
         std::printf("  power       P_busy %.0f W; P_op at f_max: wgmma random %.0f W, zero %.0f W; mma.sync random %.0f W, "
                     "zero %.0f W\n",
