@@ -102,9 +102,83 @@ bad_args += [(ring, args, pattern) for args, pattern in [
     (["--step", "7", "--cluster", "1", "--fault", "no-multicast"], r"--fault no-multicast changes nothing in step 07 .*cluster 1"),
     (["--step", "4", "--k-blocks", "1", "--fault", "no-flip"], r"--fault no-flip changes nothing .* with 1 k-block "),
     (["--step", "4", "--cluster", "2"], r"--cluster is step 7's alone: step 4 runs one CTA"),
+    # Bounded so that every run ends in seconds (1000 k-blocks ran for a minute with no output).
+    (["--step", "4", "--k-blocks", "1000"], r"--k-blocks must be 1\.\.64"),
+    (["--step", "4", "--k-blocks", "100000"], r"--k-blocks must be 1\.\.64"),
+    (["--step", "4", "--seeds", "10000000"], r"--seeds must be 1\.\.100000"),
+    (["--step", "7", "--k-blocks", "64", "--seeds", "100000"],
+     r"--seeds x --k-blocks must be at most 1000000 \(100000 x 64 would run for minutes\)"),
+]]
+# ladder-probe checks where it will write before it measures (a minute of GPU time), with or
+# without a GPU.
+bad_args += [(probe, args, pattern) for args, pattern in [
+    (["--out", "/nonexistent-directory/machine.json"], r"--out /nonexistent-directory/machine.json: folder "
+     r"'/nonexistent-directory' does not exist; nothing measured"),
+    (["--out", "/"], r"--out /: '/' names a folder, not a file"),
+    (["--out", "/proc"], r"--out /proc: '/proc' is a folder"),
+    (["--bogus"], r"unknown or incomplete argument '--bogus'"),
 ]]
 expect([ring, "--help"], 0, r"^usage: ladder-ring --step", "stdout")
 expect([ring, "--step", "4", "--fault", "empty-parity"], 1, r"(race|hang): ", "stdout")  # a fault that applies is found
+
+# ladder-plan reads a machine file field by field: a value no GPU has is refused with its key
+# and range, exit 2, never a crash (an sm_count of 1 or 0.5 once divided by zero, 1e30 printed
+# "-2147483648 SMs").
+MACHINE = {"sm_count": 132, "sm_clock_under_load_mhz": 1980, "mma_sync_flop_per_clk_per_sm": 2450,
+           "wgmma_flop_per_clk_per_sm": 3890, "dram_tbps": 3.35, "l2_tma_tbps": 9, "l2_cp_async_tbps": 9,
+           "tma_latency_ns": 250, "tma_one_sm_gbps": 220, "cp_async_latency_ns": 250, "mbarrier_round_trip_ns": 20,
+           "store16_tbps": 4.3, "store4_tbps": 4.5, "tma_store_tbps": 3.4, "launch_us": 4}
+POWER = {"sm_clock_max_mhz": 1980, "power_limit_w": 700, "power_idle_w": 126, "power_busy_w": 190,
+         "power_wgmma_random_w": 1200, "power_wgmma_zero_w": 700, "power_mma_sync_random_w": 1700,
+         "power_mma_sync_zero_w": 1000}
+
+
+def machine_file(folder, name, **changes):
+    constants = dict(MACHINE, **changes)
+    path = os.path.join(folder, name + ".json")
+    with open(path, "w") as f:
+        f.write('{\n  "device": "test",\n  "constants": {\n' + ",\n".join(
+            f'    "{k}": {{"value": {v}, "unit": "", "measured": true, "how": ""}}' for k, v in constants.items()
+            if v is not None) + "\n  }\n}\n")
+    return path
+
+
+machine_dir = tempfile.mkdtemp()
+for name, changes, pattern in [
+    ("sm1", {"sm_count": 1}, r'"sm_count" is 1; it must be a whole number from 4 to 4096'),
+    ("smhalf", {"sm_count": 0.5}, r'"sm_count" is 0.5; it must be a whole number from 4 to 4096'),
+    ("smhuge", {"sm_count": "1e30"}, r'"sm_count" is 1e\+30; it must be a whole number from 4 to 4096'),
+    ("clock0", {"sm_clock_under_load_mhz": 0}, r'"sm_clock_under_load_mhz" is 0; it must be a number from 1 to 10000'),
+    ("nan", {"dram_tbps": "nan"}, r'"dram_tbps" is missing or has no numeric "value"'),
+    ("missing", {"launch_us": None}, r'"launch_us" is missing'),
+    ("clusters", {"resident_clusters_of_4": 40}, r'"resident_clusters_of_4" is 40, more clusters of 4 than 132 SMs hold'),
+    ("partial_power", {"power_limit_w": 700}, r"the power model needs sm_clock_max_mhz, power_limit_w"),
+    ("idle_above_limit", dict(POWER, power_idle_w=800), r"the power model needs .*power_idle_w \(below the limit\)"),
+    ("negative_power", dict(POWER, power_busy_w=-5), r'"power_busy_w" is -5; it must be a number from 0 to 100000'),
+]:
+    bad_args.append((plan, ["--step", "7", "--machine", machine_file(machine_dir, name, **changes)], pattern))
+    bad_args.append((plan, ["--compare", "/dev/null", "--machine", machine_file(machine_dir, name, **changes)], pattern))
+bad_args.append((plan, ["--inputs", "ones"], r"--inputs must be uniform or zero, not 'ones'"))
+# A good machine file, with and without the power model, plans.
+for good in (machine_file(machine_dir, "good"), machine_file(machine_dir, "good_power", **POWER)):
+    expect([plan, "--step", "7", "--machine", good], 0, r"prediction", "stdout")
+    expect([plan, "--step", "7", "--machine", good, "--inputs", "zero"], 0, r"prediction", "stdout")
+expect([plan, "--step", "7", "--machine", machine_file(machine_dir, "zeros", **POWER), "--inputs", "zeros"], 0,
+       r"tensor pipe \d+% busy on zero operands", "stdout")
+
+# --compare prints "not modeled" for a row the planner has no model of (step 01's naive loop),
+# never a number, and counts it nowhere; a row of a modeled step gets a prediction.
+bench = os.path.join(machine_dir, "bench.csv")
+with open(bench, "w") as f:
+    f.write("step,name,M,N,K,ms,sm_clock_mhz,inputs\n1,naive,512,512,512,0.554,1980,uniform\n"
+            "7,clusters_multicast:cluster2,4096,4096,4096,0.186,1650,uniform\n"
+            "7,clusters_multicast:cluster2@zero,4096,4096,4096,0.157,1965,zero\n")
+power_file = machine_file(machine_dir, "compare_power", **POWER)
+expect([plan, "--compare", bench, "--machine", power_file], 0,
+       r"1 naive +512x512x512 +554\.0 +- +- +1980 +- +- +- +- +not modeled\n", "stdout")
+expect([plan, "--compare", bench, "--machine", power_file], 0,
+       r"within 15% on squares >= 2048\^3 and the LLM shapes: \d of 2 ", "stdout")
+expect([plan, "--compare", bench, "--machine", power_file], 0, r"rows below 97% of 1980 MHz: \d of 1 ", "stdout")
 
 for executable, args, pattern in bad_args:
     # Raw bytes: a str argument would be re-encoded as UTF-8.

@@ -237,6 +237,11 @@ std::string describe(const Machine& m) {
     if (m.l2_tma_shared_loaded_tbps > 0)
         out << format("              L2->SM %.2f TB/s (TMA) the same while the SMs run wgmma, a GEMM's feed\n",
                       m.l2_tma_shared_loaded_tbps);
+    if (has_power_model(m))
+        out << format("  power model: P = %.0f W idle + (f / %.0f MHz)^3 x (%.0f W + busy x %.0f W wgmma, %.0f mma.sync "
+                      "random; %.0f, %.0f zeros), limit %.0f W\n",
+                      m.power_idle_w, m.sm_clock_max_mhz, m.power_busy_w, m.power_wgmma_random_w,
+                      m.power_mma_sync_random_w, m.power_wgmma_zero_w, m.power_mma_sync_zero_w, m.power_limit_w);
     out << format("              stores %.2f (16 B), %.2f (4 B), %.2f (TMA) TB/s; launch %.1f us\n", m.store16_tbps,
                   m.store4_tbps, m.tma_store_tbps, m.launch_us);
     if (!m.not_measured.empty()) {
@@ -582,6 +587,12 @@ std::string explain(const Plan& p) {
         out << format("                per tile: prologue %.0f ns + %lld k-blocks + epilogue %.0f ns = %.1f us;"
                       " %lld after one another on the busiest SM; launch %.1f us\n",
                       r.prologue_ns, r.k_blocks, r.epilogue_ns, r.tile_ns * 1e-3, r.rounds, r.launch_ns * 1e-3);
+        if (r.power_w > 0)
+            out << format("  clock         %.0f MHz: board power %.0f W with the tensor pipe %.0f%% busy on %s operands "
+                          "(%s)\n",
+                          r.clock_mhz, r.power_w, 100 * r.tensor_busy, p.problem.zero_inputs ? "zero" : "random",
+                          r.power_limited ? format("the %.0f W limit holds the clock there", m.power_limit_w).c_str()
+                                          : format("under the %.0f W limit at the full clock", m.power_limit_w).c_str());
         out << format("  prediction    %.1f us = %.0f TFLOP/s, limited by %s\n", r.total_us, r.tflops,
                       r.limiter.c_str());
     }
@@ -700,7 +711,7 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
         const bool known = flag == "--m" || flag == "--n" || flag == "--k" || flag == "--machine" ||
                            flag == "--candidate" || flag == "--top" || flag == "--l2-tbps" ||
                            flag == "--latency-ns" || flag == "--step" || flag == "--compare" || flag == "--tile" ||
-                           flag == "--clock-mhz";
+                           flag == "--clock-mhz" || flag == "--inputs";
         if (!known) {
             *error = "unknown argument '" + ladder::printable(flag) + "' (try --help)";
             return false;
@@ -762,6 +773,14 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
             tile = "tile" + value;
         } else if (flag == "--compare") {
             o.compare_csv = value;
+        } else if (flag == "--inputs") {
+            // "zero" as the step executables' --inputs and the CSV's inputs column spell it.
+            if (value != "uniform" && value != "zero" && value != "zeros") {
+                *error = "--inputs must be uniform or zero, not '" + ladder::printable(value) + "'";
+                return false;
+            }
+            o.inputs = value == "uniform" ? "uniform" : "zeros";
+            o.problem.zero_inputs = value != "uniform";
         } else if (flag == "--candidate") {
             if (!parse_candidate(value, &o.candidate, error)) return false;
             o.has_candidate = true;
@@ -804,8 +823,8 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
 std::string cli_usage() {
     return "usage: ladder-plan [--m M] [--n N] [--k K] [--machine h100|h200|FILE.json] [--top N]\n"
            "                   [--step N[:variant] [--tile RxC]] [--candidate BMxBNxBK[:stages[:warpgroups[:cluster]]]]\n"
-           "                   [--clock-mhz MHz] [--l2-tbps TB/s] [--latency-ns ns]\n"
-           "       ladder-plan --compare BENCH.csv [--machine FILE.json] [--clock-mhz MHz]\n"
+           "                   [--clock-mhz MHz] [--inputs uniform|zero] [--l2-tbps TB/s] [--latency-ns ns]\n"
+           "       ladder-plan --compare BENCH.csv [--machine FILE.json] [--clock-mhz MHz] [--inputs uniform|zero]\n"
            "\n"
            "Works out, on paper, how well tile configurations can do on a Hopper GPU for\n"
            "C[M,N] = A[M,K] * B[N,K]^T in bf16: registers, shared memory, pipeline stages,\n"
@@ -817,8 +836,12 @@ std::string cli_usage() {
            "  --machine FILE     a machine file written by ladder-probe (results/<gpu>/machine.json)\n"
            "  --step N[:variant] predict with step N's loop structure and tile (default: 06's)\n"
            "  --tile RxC         with --step 7: its default variant forced to that tile, as step-7 --tile\n"
-           "  --clock-mhz        convert the issue terms at this SM clock (default: the machine's\n"
-           "                     clock under load)\n"
+           "  --clock-mhz        convert the issue terms at this SM clock (default: the clock under the\n"
+           "                     power limit where the machine file has the power model, else its clock\n"
+           "                     under load)\n"
+           "  --inputs           uniform (random A and B, the default) or zero: what the tensor cores\n"
+           "                     multiply sets their power and so the clock under the power limit; with\n"
+           "                     --compare it replaces each row's inputs column\n"
            "  --compare CSV      predict every row of a benchmark CSV and report the hit rate\n"
            "  --top N            rows of the ranking to print (default 10)\n"
            "  --l2-tbps, --latency-ns   replace the two assumed numbers of the model\n";

@@ -89,6 +89,19 @@ struct Machine {
     // ("resident_clusters_of_2", "_of_4"); 0: sm_count / cluster, as if every SM could join one.
     int resident_clusters_of_2 = 0;
     int resident_clusters_of_4 = 0;
+    // The clock under the power limit (clock_under_power_limit(); README "The clock under the
+    // power limit"): board power P = power_idle_w + (f / sm_clock_max_mhz)^3 x (power_busy_w +
+    // u x P_op), u the tensor pipe's busy fraction, P_op one of the four below by instruction
+    // and operands. Measured by ladder-probe (section 9); all 0 (a machine file without them):
+    // no power model, every prediction runs at load_clock_mhz.
+    double sm_clock_max_mhz = 0;      // the SM clock where the limit does not bind
+    double power_limit_w = 0;         // the board's enforced power limit
+    double power_idle_w = 0;          // no kernel running
+    double power_busy_w = 0;          // every SM running, tensor pipe idle, at sm_clock_max_mhz
+    double power_wgmma_random_w = 0;  // a fully busy tensor pipe, at sm_clock_max_mhz: wgmma, random operands
+    double power_wgmma_zero_w = 0;    // wgmma, zero operands
+    double power_mma_sync_random_w = 0;  // mma.sync, random operands
+    double power_mma_sync_zero_w = 0;    // mma.sync, zero operands
     std::vector<std::string> not_measured;  // constants the machine file marks "measured": false
 };
 
@@ -128,6 +141,9 @@ std::string describe(const Machine& machine);
 // ---- Problem and candidate -------------------------------------------------------------
 struct Problem {
     long long m = 4096, n = 4096, k = 4096;
+    // All-zero A and B (a benchmark's "zero" inputs): the tensor cores' operands do not toggle,
+    // they draw less power, and under the power limit the clock stays higher.
+    bool zero_inputs = false;
 };
 
 // How a kernel's k-block loop is built: what predict() charges per k-block and per tile.
@@ -185,6 +201,9 @@ std::string label(const Candidate& candidate);
 struct Prediction {
     bool valid = false;
     double clock_mhz = 0;        // the SM clock the issue terms are converted at
+    bool power_limited = false;  // clock_mhz is where board power meets the limit (below sm_clock_max_mhz)
+    double power_w = 0;          // the board power the power model gives at clock_mhz (0: no model)
+    double tensor_busy = 0;      // the tensor pipe's busy fraction: executed FLOP / (SMs x clock x 4096) / time
     int active_sms = 0;          // SMs with work in the busiest wave
     double issue_ns = 0;         // the SM issuing one k-block's math (mma.sync+ldmatrix, or wgmma)
     double feed_ns = 0;          // one k-block's bytes at this SM's share of the L2->SM bandwidth
@@ -265,10 +284,51 @@ struct Plan {
 
 Plan evaluate(const Machine& machine, const Problem& problem, const Candidate& candidate);
 
-// The time model alone, for a candidate that fits with `ctas_per_sm` CTAs per SM; the clock is
-// the machine's load clock unless clock_mhz > 0 (e.g. the clock a benchmark row recorded).
+// The time model alone, for a candidate that fits with `ctas_per_sm` CTAs per SM. The clock:
+// clock_mhz where > 0 (e.g. the clock a benchmark row recorded); else, on a machine with a
+// power model, the clock under the power limit (clock_under_power_limit); else the machine's
+// load clock.
 Prediction predict(const Machine& machine, const Problem& problem, const Candidate& candidate,
                    int ctas_per_sm, double clock_mhz = 0);
+
+// ---- The clock under the power limit ------------------------------------------------------
+// Whether the machine has the constants of the power model (all of them positive where they
+// must be).
+bool has_power_model(const Machine& machine);
+// Board power at SM clock `clock_mhz` with the tensor pipe busy a fraction `tensor_busy` of
+// the time: power_idle_w + (clock / sm_clock_max_mhz)^3 (power_busy_w + tensor_busy P_op).
+double board_power_w(const Machine& machine, double clock_mhz, double tensor_busy, bool mma_sync, bool zero_inputs);
+// What ladder-probe measures for the power model: a loop's board power and SM clock, held
+// for seconds, and its tensor pipe's busy fraction.
+struct PowerSample {
+    double power_w = 0, clock_mhz = 0, tensor_busy = 0;
+};
+// (P - power_idle_w) / (f / sm_clock_max_mhz)^3 = power_busy_w + u x P_op: one sample's
+// activity power scaled to the peak clock.
+double power_at_peak_clock_w(double idle_w, double clock_max_mhz, const PowerSample& sample);
+// power_busy_w and P_op from two samples of one instruction and operands at two busy
+// fractions (the line through their activity powers). False, with *why, where they cannot
+// give it: busy fractions too close, or a negative power.
+bool fit_busy_and_op_power(double idle_w, double clock_max_mhz, const PowerSample& a, const PowerSample& b,
+                           double* busy_w, double* op_w, std::string* why);
+// P_op of another instruction or operands, from one sample and the power_busy_w above.
+double fit_op_power(double idle_w, double clock_max_mhz, double busy_w, const PowerSample& sample);
+// The SM clock at which board power meets the limit for a kernel whose tensor pipe is busy a
+// fraction busy_at(f) of the time at clock f: sm_clock_max_mhz where the limit does not bind,
+// else the clock where it does (bisection; busy_at may fall as f rises, where memory sets the
+// pace, and the power still rises with f). 0 without a power model.
+template <typename BusyAt>
+double clock_under_power_limit(const Machine& m, bool mma_sync, bool zero_inputs, BusyAt busy_at) {
+    if (!has_power_model(m)) return 0;
+    const double top = m.sm_clock_max_mhz;
+    if (board_power_w(m, top, busy_at(top), mma_sync, zero_inputs) <= m.power_limit_w) return top;
+    double lo = 0.2 * top, hi = top;  // no Hopper clock runs below a fifth of its peak
+    for (int i = 0; i < 40; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (board_power_w(m, mid, busy_at(mid), mma_sync, zero_inputs) > m.power_limit_w ? hi : lo) = mid;
+    }
+    return lo;
+}
 
 // The plan of step `number`'s own tile and loop structure (step_candidate) for `problem`:
 // what ladder-plan --step, the step executables and the CSV's predicted columns all show.
@@ -322,6 +382,7 @@ struct CliOptions {
     std::string variant;
     std::string compare_csv;          // --compare: predict every row of a benchmark CSV
     double clock_mhz = 0;             // > 0: convert issue terms at this clock
+    std::string inputs;               // --inputs: "uniform", "zeros" or "" (not given)
     bool has_candidate = false;
     Candidate candidate;
     int top = 10;

@@ -25,6 +25,9 @@ constexpr int kBytesPerElement = 2;  // bf16 A, B and C
 constexpr int kWarpTile = 64;        // steps 02-04: each warp owns a 64x64 piece of the CTA tile
 constexpr double kWorthNaming = 0.90;
 constexpr int kSchedulersPerSm = 4;  // Hopper (and Ampere): 4 SM sub-partitions, one warp scheduler each
+// Dense bf16 FLOP per clock per SM of Hopper's tensor cores (4 x 512 FMA): the full rate the
+// power model's busy fraction is measured against, as ladder-probe measures it.
+constexpr double kDensePeakFlopPerClk = 4096;
 
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
@@ -154,8 +157,9 @@ Plan plan_step(const Machine& machine, int number, const std::string& variant, c
 }
 
 // ---- predict(): one k-block, one tile, the grid ---------------------------------------------
-Prediction predict(const Machine& m, const Problem& problem, const Candidate& c, int ctas_per_sm,
-                   double clock_mhz) {
+namespace {
+Prediction predict_at(const Machine& m, const Problem& problem, const Candidate& c, int ctas_per_sm,
+                      double clock_mhz) {
     Prediction r;
     const double clock = clock_mhz > 0 ? clock_mhz : m.load_clock_mhz;
     const bool mma_sync = uses_mma_sync(c.structure);
@@ -167,8 +171,11 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     const double ghz = clock * 1e-3;
     const int split = c.split_k;
 
-    // Work units: output tiles (times the split of K). Ping-pong's consumers each own a
-    // (BM/2)xBN tile; the SM runs the two side by side, so count pairs of them as one unit.
+    // Work units: output tiles (times the split of K). Ping-pong (06 gemm_pingpong.cu) runs
+    // a tile's two 64-row halves one after the other through one ring, each half's K loop on
+    // its own consumer: its unit is the tile, and what the model calls its k-block is one
+    // fill, a half's k-block (64 x BN x BK), 2 x K/BK of them per tile, or K/BK where the
+    // lower half lies wholly below C (M <= 64: the kernel skips it).
     // The persistent grid (07) shares only the k-blocks of its last, partial wave's tiles:
     // its clusters run full_rounds whole tiles each, then `sharing` of them a run of
     // k_blocks of the leftover tiles (split_k > 1 without stream_k: each cut in split_k).
@@ -183,8 +190,11 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     const long long cut = c.structure == Structure::Persistent ? 1 : split;  // slices of every tile
     const long long full_rounds = sharing > 0 ? tiles / c.cluster / resident : 0;
     const long long units = sharing > 0 ? sharing * c.cluster : tiles * cut;
+    const bool pingpong = c.structure == Structure::PingPong;
+    const long long halves = !pingpong ? 1 : problem.m <= c.bm / 2 ? 1 : 2;
+    const long long tile_k_blocks = full_k_blocks * halves;  // a tile's k-blocks (fills, for ping-pong)
     const long long k_blocks =
-        sharing > 0 ? ceil_div(leftover * full_k_blocks, sharing) : ceil_div(full_k_blocks, cut);
+        sharing > 0 ? ceil_div(leftover * full_k_blocks, sharing) : ceil_div(full_k_blocks, cut) * halves;
     const long long partials_read = sharing > 0 ? stream_k::holders(sharing, leftover) : cut - 1;
     const long long slots = static_cast<long long>(m.sm_count) * ctas_per_sm;
     // The persistent grid (07) runs on the SMs its resident clusters hold.
@@ -193,8 +203,8 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
                                    : static_cast<int>(std::min<long long>(grid_sms, ceil_div(units, ctas_per_sm)));
 
     // 1. One k-block on one SM (all CTAs of the SM together).
-    const double flops = 2.0 * c.bm * c.bn * c.bk * ctas_per_sm;
-    const double a_rows = c.bm, b_rows = c.structure == Structure::PingPong ? 2.0 * c.bn : c.bn;
+    const double a_rows = pingpong ? c.bm / 2.0 : c.bm, b_rows = c.bn;
+    const double flops = 2.0 * a_rows * c.bn * c.bk * ctas_per_sm;
     // Every CTA receives its whole stage into its own shared memory (`bytes`); the L2 reads
     // less where a cluster multicasts: each CTA of a cluster loads 1/cluster of the B tile
     // and the TMA unit delivers it to all of them (`l2_bytes`).
@@ -266,13 +276,13 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     // cp.async (02) the warps issue the next copy before waiting for the oldest: stages - 1.
     // In 05 the consumers refill a slot only once wait_group 1 says the wgmma that read it is
     // done, one k-block later: stages - 2 ahead of the math.
-    // A ping-pong stage holds one consumer's half k-block: the ring is half as many k-blocks.
+    // Ping-pong: a stage is one fill with one reader, refilled by the producer as soon as its
+    // consumer releases it: all stages ahead, as in the cooperative schedule.
     double ahead = c.stages;
     if (c.structure == Structure::MmaSyncCpAsync) ahead = c.stages - 1;
     if (c.structure == Structure::WgmmaInline) ahead = c.stages - 2;
-    if (c.structure == Structure::PingPong) ahead = c.stages / 2.0;
     ahead = std::max(ahead, 1.0);
-    const double stage_bytes = c.structure == Structure::PingPong ? bytes / 2 : bytes;
+    const double stage_bytes = bytes;
     // A TMA stage is the copy requests one CTA issues for it: two boxes, or one 1-D bulk copy
     // per row (03 bulk1d), each passing the SM's TMA unit one after the other before the
     // bytes flow (tma_request_ns each). cp.async (02) has no such unit: its copies are the
@@ -296,11 +306,14 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     // bf16 pairs straight from the accumulators (02-05), 16-byte rows staged through shared
     // memory (06), TMA stores (07).
     double store_tbps = m.store4_tbps;
-    if (c.structure == Structure::WarpSpecialized || c.structure == Structure::PingPong) store_tbps = m.store16_tbps;
+    if (c.structure == Structure::WarpSpecialized) store_tbps = m.store16_tbps;
     if (c.structure == Structure::Persistent) store_tbps = m.tma_store_tbps;
     const double store_share = store_tbps * 1e3 / m.sm_count;  // bytes per ns
     const double c_bytes = static_cast<double>(c.bm) * c.bn * kBytesPerElement;
-    r.epilogue_ns = store_tbps > 0 ? c_bytes * ctas_per_sm / store_share : 0;
+    // Ping-pong stores straight from the accumulators (4-byte stores: its ring is still in
+    // use), and only the second half's store is exposed: the first runs under the second
+    // half's K loop.
+    r.epilogue_ns = store_tbps > 0 ? c_bytes / (pingpong ? 2 : 1) * ctas_per_sm / store_share : 0;
     if (partials_read > 0) {
         // A shared tile (07's stream-K, or split-K): every holder but the owner writes its
         // fp32 partial tile with 16-byte stores, all SMs at once; then the owner reads the
@@ -335,7 +348,24 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     // epilogue (which writes C) after them.
     const double M = static_cast<double>(problem.m), N = static_cast<double>(problem.n),
                  K = static_cast<double>(problem.k);
-    r.dram_ns = m.dram_tbps > 0 ? (M * K + N * K) * kBytesPerElement / (m.dram_tbps * 1e3) : 0;
+    double dram_bytes = (M * K + N * K) * kBytesPerElement;
+    // A grid of one CTA per tile launches its tiles in order, one dimension fastest (02-05:
+    // along N, 06: along M), so each wave sweeps the fast dimension's operand. Where that
+    // operand is larger than the L2, the previous wave's tiles of it are gone by the time
+    // the next wave reads them: every wave reads its own from DRAM.
+    if (c.structure != Structure::Persistent && m.l2_bytes > 0 && r.rounds > 1) {
+        const bool n_fastest = c.structure != Structure::WarpSpecialized && !pingpong;
+        const double fast_rows = n_fastest ? N : M;
+        const long long fast_tiles = n_fastest ? ceil_div(problem.n, c.bn) : tiles_m;
+        const double fast_tile = (n_fastest ? c.bn : c.bm) * K * kBytesPerElement;
+        const double slow_tile = (n_fastest ? c.bm : c.bn) * K * kBytesPerElement;
+        if (fast_rows * K * kBytesPerElement > static_cast<double>(m.l2_bytes)) {
+            const double per_wave = std::min<double>(fast_tiles, slots) * fast_tile +
+                                    (ceil_div(slots, fast_tiles) + 1) * slow_tile;
+            dram_bytes = std::max(dram_bytes, r.rounds * per_wave);
+        }
+    }
+    r.dram_ns = m.dram_tbps > 0 ? dram_bytes / (m.dram_tbps * 1e3) : 0;
     const double dram_floor_ns = r.launch_ns + r.prologue_ns + r.dram_ns + r.epilogue_ns;
     const bool dram_bound = dram_floor_ns > r.total_us * 1e3;
     if (dram_bound) r.total_us = dram_floor_ns * 1e-3;
@@ -354,7 +384,7 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
         // busy: the k-blocks of work over what the SMs could run in the rounds they take.
         const double capacity = static_cast<double>(c.structure == Structure::Persistent ? grid_sms : slots) *
                                 (full_rounds * full_k_blocks + (r.rounds - full_rounds) * k_blocks);
-        const double busy = static_cast<double>(tiles) * full_k_blocks / capacity;
+        const double busy = static_cast<double>(tiles) * tile_k_blocks / capacity;
         // loop_share: the busiest SM's k-loops over its time after the launch.
         const double loops_ns = (full_rounds * full_k_blocks + (r.rounds - full_rounds) * k_blocks) * r.kblock_ns;
         const double loop_share = loops_ns / (r.total_us * 1e3 - r.launch_ns);
@@ -363,8 +393,72 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
         else if (loop_share < kWorthNaming)
             r.limiter += ", then prologue/epilogue";
     }
+    // The tensor pipe's busy fraction over the run: the FLOP it executes (whole tiles, edge
+    // tiles padded) over what all SMs could do at this clock in that time.
+    const double executed = 2.0 * tiles_m * c.bm * ceil_div(problem.n, c.bn) * c.bn * full_k_blocks * c.bk;
+    r.tensor_busy = executed / (r.total_us * 1e-6 * m.sm_count * clock * 1e6 * kDensePeakFlopPerClk);
     r.valid = true;
     return r;
+}
+}  // namespace
+
+Prediction predict(const Machine& m, const Problem& problem, const Candidate& c, int ctas_per_sm,
+                   double clock_mhz) {
+    if (clock_mhz > 0 || !has_power_model(m)) return predict_at(m, problem, c, ctas_per_sm, clock_mhz);
+    // The clock where board power meets the limit: the run's tensor-pipe activity at clock f
+    // comes from the time model at f (memory-bound terms do not speed up with the clock).
+    const bool mma_sync = uses_mma_sync(c.structure);
+    const double clock = clock_under_power_limit(m, mma_sync, problem.zero_inputs, [&](double f) {
+        const Prediction at = predict_at(m, problem, c, ctas_per_sm, f);
+        return at.valid ? at.tensor_busy : 0.0;
+    });
+    Prediction r = predict_at(m, problem, c, ctas_per_sm, clock);
+    r.power_limited = clock < m.sm_clock_max_mhz;
+    r.power_w = board_power_w(m, clock, r.tensor_busy, mma_sync, problem.zero_inputs);
+    return r;
+}
+
+bool has_power_model(const Machine& m) {
+    return m.sm_clock_max_mhz > 0 && m.power_limit_w > 0 && m.power_idle_w > 0 && m.power_idle_w < m.power_limit_w &&
+           m.power_busy_w >= 0 && m.power_wgmma_random_w > 0 && m.power_wgmma_zero_w >= 0 &&
+           m.power_mma_sync_random_w > 0 && m.power_mma_sync_zero_w >= 0;
+}
+
+double board_power_w(const Machine& m, double clock_mhz, double tensor_busy, bool mma_sync, bool zero_inputs) {
+    // Dynamic power is switched capacitance x V^2 x f; along the GPU's voltage-frequency curve
+    // V rises about in proportion to f in the range a power-limited GEMM runs in, hence f^3.
+    const double op = mma_sync ? (zero_inputs ? m.power_mma_sync_zero_w : m.power_mma_sync_random_w)
+                               : (zero_inputs ? m.power_wgmma_zero_w : m.power_wgmma_random_w);
+    const double scale = clock_mhz / m.sm_clock_max_mhz;
+    return m.power_idle_w + scale * scale * scale * (m.power_busy_w + tensor_busy * op);
+}
+
+double power_at_peak_clock_w(double idle_w, double clock_max_mhz, const PowerSample& sample) {
+    const double scale = sample.clock_mhz / clock_max_mhz;
+    return (sample.power_w - idle_w) / (scale * scale * scale);
+}
+
+bool fit_busy_and_op_power(double idle_w, double clock_max_mhz, const PowerSample& a, const PowerSample& b,
+                           double* busy_w, double* op_w, std::string* why) {
+    if (!(std::fabs(a.tensor_busy - b.tensor_busy) >= 0.2 * std::max(a.tensor_busy, b.tensor_busy))) {
+        *why = "the two busy fractions are too close to separate P_busy from P_op";
+        return false;
+    }
+    const double ya = power_at_peak_clock_w(idle_w, clock_max_mhz, a), yb = power_at_peak_clock_w(idle_w, clock_max_mhz, b);
+    *op_w = (ya - yb) / (a.tensor_busy - b.tensor_busy);
+    *busy_w = ya - a.tensor_busy * *op_w;
+    if (!(*op_w > 0) || !(*busy_w >= 0)) {
+        char text[160];
+        std::snprintf(text, sizeof text, "P_busy %.4g W and P_op %.4g W: the power does not grow with the busy fraction",
+                      *busy_w, *op_w);
+        *why = text;
+        return false;
+    }
+    return true;
+}
+
+double fit_op_power(double idle_w, double clock_max_mhz, double busy_w, const PowerSample& sample) {
+    return (power_at_peak_clock_w(idle_w, clock_max_mhz, sample) - busy_w) / sample.tensor_busy;
 }
 
 // ---- Machine files --------------------------------------------------------------------------
@@ -424,49 +518,95 @@ bool read_machine_file(const std::string& path, Machine* machine, std::string* e
     }
     Machine m = *machine;
     m.not_measured.clear();
-    struct Field { const char* key; double* value; bool required; };
+    // Each constant with the range a GPU's value can take: a value outside it (a typo, a unit
+    // slip, a hand edit) is refused with the range, before it can divide by zero or overflow
+    // an int further on. `whole`: a count; `zero_ok`: a power term that may be 0.
+    struct Field {
+        const char* key;
+        double* value;
+        bool required;
+        double lo, hi;
+        bool whole = false, zero_ok = false;
+    };
     double sm_count = m.sm_count;
     double clusters_of_2 = m.resident_clusters_of_2, clusters_of_4 = m.resident_clusters_of_4;
+    constexpr double kMhz = 10000, kTbps = 1000, kNs = 1e6, kWatts = 1e5;
     const Field fields[] = {
-        {"sm_count", &sm_count, true},
-        {"sm_clock_under_load_mhz", &m.load_clock_mhz, true},
-        {"mma_sync_flop_per_clk_per_sm", &m.mma_sync_flop_per_clk, true},
-        {"wgmma_flop_per_clk_per_sm", &m.wgmma_flop_per_clk, true},
-        {"ldmatrix_bytes_per_clk_per_sm", &m.ldmatrix_bytes_per_clk, false},
-        {"dram_tbps", &m.dram_tbps, true},
-        {"l2_tma_tbps", &m.l2_tma_tbps, true},
-        {"l2_tma_shared_tbps", &m.l2_tma_shared_tbps, false},
-        {"l2_tma_shared_loaded_tbps", &m.l2_tma_shared_loaded_tbps, false},
-        {"l2_cp_async_tbps", &m.l2_cp_async_tbps, true},
-        {"tma_latency_ns", &m.tma_latency_ns, true},
-        {"tma_one_sm_gbps", &m.tma_one_sm_gbps, true},
-        {"cp_async_latency_ns", &m.cp_async_latency_ns, true},
-        {"mbarrier_round_trip_ns", &m.mbarrier_round_trip_ns, true},
-        {"store16_tbps", &m.store16_tbps, true},
-        {"store4_tbps", &m.store4_tbps, true},
-        {"tma_store_tbps", &m.tma_store_tbps, true},
-        {"launch_us", &m.launch_us, true},
-        {"tma_request_ns", &m.tma_request_ns, false},
-        {"gpu_fence_ns", &m.gpu_fence_ns, false},
-        {"memcpy_async_issue_clk", &m.memcpy_async_issue_clk, false},
-        {"wgmma_kblock_overhead_clk", &m.wgmma_kblock_overhead_clk, false},
-        {"resident_clusters_of_2", &clusters_of_2, false},
-        {"resident_clusters_of_4", &clusters_of_4, false},
+        // 4: the largest cluster a step launches must fit on the GPU.
+        {"sm_count", &sm_count, true, 4, 4096, true},
+        {"sm_clock_under_load_mhz", &m.load_clock_mhz, true, 1, kMhz},
+        {"mma_sync_flop_per_clk_per_sm", &m.mma_sync_flop_per_clk, true, 1, 65536},
+        {"wgmma_flop_per_clk_per_sm", &m.wgmma_flop_per_clk, true, 1, 65536},
+        {"ldmatrix_bytes_per_clk_per_sm", &m.ldmatrix_bytes_per_clk, false, 1, 4096},
+        {"dram_tbps", &m.dram_tbps, true, 1e-3, kTbps},
+        {"l2_tma_tbps", &m.l2_tma_tbps, true, 1e-3, kTbps},
+        {"l2_tma_shared_tbps", &m.l2_tma_shared_tbps, false, 1e-3, kTbps},
+        {"l2_tma_shared_loaded_tbps", &m.l2_tma_shared_loaded_tbps, false, 1e-3, kTbps},
+        {"l2_cp_async_tbps", &m.l2_cp_async_tbps, true, 1e-3, kTbps},
+        {"tma_latency_ns", &m.tma_latency_ns, true, 1e-3, kNs},
+        {"tma_one_sm_gbps", &m.tma_one_sm_gbps, true, 1e-3, 1e6},
+        {"cp_async_latency_ns", &m.cp_async_latency_ns, true, 1e-3, kNs},
+        {"mbarrier_round_trip_ns", &m.mbarrier_round_trip_ns, true, 1e-3, kNs},
+        {"store16_tbps", &m.store16_tbps, true, 1e-3, kTbps},
+        {"store4_tbps", &m.store4_tbps, true, 1e-3, kTbps},
+        {"tma_store_tbps", &m.tma_store_tbps, true, 1e-3, kTbps},
+        {"launch_us", &m.launch_us, true, 1e-3, 1e6},
+        {"tma_request_ns", &m.tma_request_ns, false, 1e-3, kNs},
+        {"gpu_fence_ns", &m.gpu_fence_ns, false, 1e-3, kNs},
+        {"memcpy_async_issue_clk", &m.memcpy_async_issue_clk, false, 1e-3, 1e6},
+        {"wgmma_kblock_overhead_clk", &m.wgmma_kblock_overhead_clk, false, 1e-3, 1e6},
+        {"resident_clusters_of_2", &clusters_of_2, false, 1, 2048, true},
+        {"resident_clusters_of_4", &clusters_of_4, false, 1, 1024, true},
+        {"sm_clock_max_mhz", &m.sm_clock_max_mhz, false, 1, kMhz},
+        {"power_limit_w", &m.power_limit_w, false, 1, kWatts},
+        {"power_idle_w", &m.power_idle_w, false, 1, kWatts},
+        {"power_busy_w", &m.power_busy_w, false, 0, kWatts, false, true},
+        {"power_wgmma_random_w", &m.power_wgmma_random_w, false, 0, kWatts, false, true},
+        {"power_wgmma_zero_w", &m.power_wgmma_zero_w, false, 0, kWatts, false, true},
+        {"power_mma_sync_random_w", &m.power_mma_sync_random_w, false, 0, kWatts, false, true},
+        {"power_mma_sync_zero_w", &m.power_mma_sync_zero_w, false, 0, kWatts, false, true},
+    };
+    auto number = [](double v) {
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, "%g", v);
+        return std::string(buffer);
     };
     for (const Field& f : fields) {
         double value = 0;
         bool measured = true;
+        const std::string where = "machine file '" + path + "': \"" + f.key + "\" ";
         if (!find_constant(text, f.key, &value, &measured)) {
-            if (!f.required) continue;
-            *error = "machine file '" + path + "' lacks \"" + f.key + "\" (or its \"value\")";
+            if (!f.required && text.find(std::string("\"") + f.key + "\"") == std::string::npos) continue;
+            *error = where + (f.required ? "is missing or has no numeric \"value\""
+                                         : "has no numeric \"value\" (a finite number)");
             return false;
         }
-        if (!(value > 0)) {
-            *error = "machine file '" + path + "': \"" + f.key + "\" must be positive";
+        const bool in_range = f.zero_ok ? value >= 0 && value <= f.hi : value >= f.lo && value <= f.hi;
+        if (!in_range || (f.whole && value != std::floor(value))) {
+            *error = where + "is " + number(value) + "; it must be " + (f.whole ? "a whole number " : "a number ") +
+                     "from " + number(f.zero_ok ? 0 : f.lo) + " to " + number(f.hi);
             return false;
         }
         *f.value = value;
         if (!measured) m.not_measured.push_back(f.key);
+    }
+    for (const auto& [cluster, count] : {std::pair<int, double>{2, clusters_of_2}, {4, clusters_of_4}})
+        if (count * cluster > sm_count) {
+            *error = "machine file '" + path + "': \"resident_clusters_of_" + std::to_string(cluster) + "\" is " +
+                     number(count) + ", more clusters of " + std::to_string(cluster) + " than " + number(sm_count) +
+                     " SMs hold";
+            return false;
+        }
+    // The power model takes all its constants or none: a partial set would predict at a clock
+    // no measurement supports.
+    const double power[] = {m.sm_clock_max_mhz, m.power_limit_w, m.power_idle_w};
+    const bool any_power = std::any_of(std::begin(power), std::end(power), [](double v) { return v > 0; }) ||
+                           text.find("\"power_busy_w\"") != std::string::npos;
+    if (any_power && !has_power_model(m)) {
+        *error = "machine file '" + path + "': the power model needs sm_clock_max_mhz, power_limit_w, power_idle_w "
+                 "(below the limit), power_busy_w, power_wgmma_random_w (above 0), power_wgmma_zero_w, "
+                 "power_mma_sync_random_w (above 0) and power_mma_sync_zero_w together (ladder-probe writes them)";
+        return false;
     }
     m.sm_count = static_cast<int>(sm_count);
     m.resident_clusters_of_2 = static_cast<int>(clusters_of_2);

@@ -2,7 +2,8 @@
 // time model uses (planner.h, predict()) and writes them to a machine file:
 //
 //   ./build/ladder-probe                       -> results/<gpu>/machine.json in the source tree
-//   ./build/ladder-probe --out FILE            -> FILE
+//   ./build/ladder-probe --out FILE            -> FILE (its folder checked before measuring)
+//   ladder-probe (installed)                   -> ./machine.json
 //
 // Every test is a small kernel whose work is checked afterwards (a checksum each thread or
 // block stores, compared with the value the host replays, which depends on every address
@@ -12,24 +13,29 @@
 // SM, the cycles it counts (clock64), checked against %globaltimer; bandwidths from CUDA
 // events around the launch; latencies are the median of repeated single operations. Every
 // result is checked against a physical bound (the dense bf16 peak, 128 bytes per clock
-// through shared memory, the DRAM interface), and one outside it fails the run. The whole
-// run takes well under a minute.
+// through shared memory, the DRAM interface), and one outside it fails the run. The last
+// section holds tensor-core loops for seconds each while NVML reads board power and clock
+// (the power model of the planner). The whole run takes about a minute and a half.
 //
 // Exit codes: 0 written, 1 a CUDA call, a checksum or a bound failed (nothing written), 2 bad
 // arguments or not a Hopper GPU (the tests use TMA and wgmma, sm_90a only), 77 no GPU.
 #include <cuda.h>
 #include <cuda/ptx>
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "planner.h"
@@ -38,8 +44,8 @@
 #include "tma.cuh"
 #include "wgmma.cuh"
 
-#ifndef LADDER_SOURCE_DIR
-#error "LADDER_SOURCE_DIR must name the repository root (set by common/CMakeLists.txt)"
+#if !defined(LADDER_SOURCE_DIR) || !defined(LADDER_BINARY_DIR)
+#error "LADDER_SOURCE_DIR and LADDER_BINARY_DIR must name the repository root and the build folder (common/models/CMakeLists.txt)"
 #endif
 
 namespace {
@@ -562,6 +568,94 @@ __global__ void __launch_bounds__(128) tma_store(const __grid_constant__ CUtenso
     if (threadIdx.x == 0) cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});
 }
 
+// ---- 9. Power: tensor-core loops held for seconds, with NVML reading power and clock -------
+// The same wgmma k-block as section 2, on operands that are all zero or random bf16 in
+// [-1, 1) (what a benchmark's "zero" and "uniform" inputs feed the tensor cores), optionally
+// followed by `gap_clk` cycles of waiting so that the tensor pipe is busy only part of the
+// time. The loop runs a fixed count of k-blocks sized on the host to last a few seconds, long
+// enough for the board's power limiter to settle the clock. Every CTA computes the same
+// product, so every CTA's accumulators must agree (the host checks).
+__device__ __forceinline__ uint32_t operand_hash(uint32_t i) {
+    i ^= i >> 16, i *= 0x7feb352du, i ^= i >> 15, i *= 0x846ca68bu, i ^= i >> 16;
+    return i;
+}
+
+// A bf16 in [-1, 1) from 8 random mantissa bits and an exponent of 2^-1..2^-8, or 0.
+__device__ __forceinline__ uint16_t random_bf16(uint32_t i, bool zero) {
+    if (zero) return 0;
+    const uint32_t h = operand_hash(i);
+    const uint32_t sign = (h >> 31) << 15, exponent = 126 - (h >> 28 & 7), mantissa = h & 0x7f;
+    return static_cast<uint16_t>(sign | exponent << 7 | mantissa);
+}
+
+__global__ void __launch_bounds__(256, 1) wgmma_sustained(long long iters, int gap_clk, int zero, float* out,
+                                                          CtaSpan* span) {
+    extern __shared__ uint8_t smem_raw[];
+    uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+    uint16_t* halves = reinterpret_cast<uint16_t*>(base);
+    for (int i = threadIdx.x; i < kWgmmaOperandBytes / 2; i += blockDim.x) halves[i] = random_bf16(i, zero != 0);
+    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+    const uint32_t a_addr = static_cast<uint32_t>(__cvta_generic_to_shared(base));
+    const uint32_t b_addr = a_addr + 64 * 128;
+    float acc[ladder::WGMMA_M64N256_ACC_REGS];
+#pragma unroll
+    for (int i = 0; i < ladder::WGMMA_M64N256_ACC_REGS; ++i) acc[i] = 0.0f;
+    span_begin(span);
+    for (long long i = 0; i < iters; ++i) {
+        wgmma_iteration(acc, a_addr, b_addr);
+        if (gap_clk > 0) {
+            // The wait starts once this k-block's wgmma are done, so the tensor pipe idles
+            // through it (wait_group 1 alone would leave them running beside the wait).
+            ladder::wgmma_wait_group<0>();
+            const long long t0 = clock64();
+            while (clock64() - t0 < gap_clk) {
+            }
+        }
+    }
+    ladder::wgmma_wait_group<0>();
+    ladder::fence_accumulators(acc);
+    span_end(span);
+    float sum = 0;
+#pragma unroll
+    for (int i = 0; i < ladder::WGMMA_M64N256_ACC_REGS; ++i) sum += acc[i];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
+// mma.sync m16n8k16 as in section 1, each of the 8 chains on its own operand registers
+// (random bf16 or zeros, the same in every warp), so that consecutive MMAs see other data.
+__global__ void __launch_bounds__(kPeakThreads, 1) mma_sync_sustained(long long iters, int zero, float* out,
+                                                                       CtaSpan* span) {
+    const int lane = threadIdx.x % 32;
+    uint32_t a[kMmaChains][4], b[kMmaChains][2];
+#pragma unroll
+    for (int j = 0; j < kMmaChains; ++j) {
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+            a[j][r] = random_bf16((j * 6 + r) * 64 + 2 * lane, zero != 0) |
+                      uint32_t{random_bf16((j * 6 + r) * 64 + 2 * lane + 1, zero != 0)} << 16;
+#pragma unroll
+        for (int r = 0; r < 2; ++r)
+            b[j][r] = random_bf16((j * 6 + 4 + r) * 64 + 2 * lane, zero != 0) |
+                      uint32_t{random_bf16((j * 6 + 4 + r) * 64 + 2 * lane + 1, zero != 0)} << 16;
+    }
+    float acc[kMmaChains][4] = {};
+    span_begin(span);
+    for (long long i = 0; i < iters; ++i) {
+#pragma unroll
+        for (int j = 0; j < kMmaChains; ++j)
+            asm volatile(
+                "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9},"
+                " {%0,%1,%2,%3};\n"
+                : "+f"(acc[j][0]), "+f"(acc[j][1]), "+f"(acc[j][2]), "+f"(acc[j][3])
+                : "r"(a[j][0]), "r"(a[j][1]), "r"(a[j][2]), "r"(a[j][3]), "r"(b[j][0]), "r"(b[j][1]));
+    }
+    span_end(span);
+    float sum = 0;
+#pragma unroll
+    for (int j = 0; j < kMmaChains; ++j) sum += acc[j][0] + acc[j][1] + acc[j][2] + acc[j][3];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
 __global__ void empty_kernel() {}
 
 // Counts the words of p[0, words) that differ from `value` (the DRAM copy's check: reading a
@@ -571,6 +665,94 @@ __global__ void count_mismatches(const uint32_t* p, size_t words, uint32_t value
     for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < words; i += size_t{gridDim.x} * blockDim.x)
         mine += p[i] != value;
     if (mine != 0) atomicAdd(bad, mine);
+}
+
+// ---- NVML, opened at run time --------------------------------------------------------------
+// libnvidia-ml ships with the driver, not the toolkit, so the probe opens it with dlopen
+// instead of linking it: a build machine without a driver still builds the probe.
+struct Nvml {
+    using InitFn = int (*)();
+    using ByPciFn = int (*)(const char*, void**);
+    using UnsignedFn = int (*)(void*, unsigned*);
+    using ClockFn = int (*)(void*, int, unsigned*);
+    void* device = nullptr;
+    UnsignedFn power_mw = nullptr, limit_mw = nullptr;
+    ClockFn clock_mhz = nullptr;
+    static constexpr int kClockSm = 1;  // NVML_CLOCK_SM
+
+    // False with *error naming what is missing.
+    bool open(int cuda_device, std::string* error) {
+        void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW);
+        if (lib == nullptr) {
+            *error = "cannot open libnvidia-ml.so.1 (NVML, installed with the NVIDIA driver)";
+            return false;
+        }
+        const auto init = reinterpret_cast<InitFn>(dlsym(lib, "nvmlInit_v2"));
+        const auto by_pci = reinterpret_cast<ByPciFn>(dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
+        power_mw = reinterpret_cast<UnsignedFn>(dlsym(lib, "nvmlDeviceGetPowerUsage"));
+        limit_mw = reinterpret_cast<UnsignedFn>(dlsym(lib, "nvmlDeviceGetEnforcedPowerLimit"));
+        clock_mhz = reinterpret_cast<ClockFn>(dlsym(lib, "nvmlDeviceGetClockInfo"));
+        if (!init || !by_pci || !power_mw || !limit_mw || !clock_mhz) {
+            *error = "libnvidia-ml.so.1 lacks an NVML function the probe needs";
+            return false;
+        }
+        char bus_id[32] = {};
+        if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, cuda_device) != cudaSuccess || init() != 0 ||
+            by_pci(bus_id, &device) != 0) {
+            *error = "NVML cannot find the CUDA device (PCI bus " + std::string(bus_id) + ")";
+            return false;
+        }
+        return true;
+    }
+    double power_w() const {
+        unsigned mw = 0;
+        return power_mw(device, &mw) == 0 ? mw * 1e-3 : 0.0;
+    }
+    double limit_w() const {
+        unsigned mw = 0;
+        return limit_mw(device, &mw) == 0 ? mw * 1e-3 : 0.0;
+    }
+    double sm_mhz() const {
+        unsigned mhz = 0;
+        return clock_mhz(device, kClockSm, &mhz) == 0 ? static_cast<double>(mhz) : 0.0;
+    }
+};
+
+// Board power and SM clock while a kernel runs: NVML's power reading is an average over the
+// last second (Ampere and later), so both are sampled every 50 ms from `settle_s` after the
+// launch until the kernel ends, and the medians kept.
+struct Sustained {
+    double power_w = 0, clock_mhz = 0, seconds = 0;
+    int samples = 0;
+};
+
+template <typename Launch>
+Sustained sample_while(const Nvml& nvml, Launch launch, double settle_s) {
+    cudaEvent_t done;
+    CHECK(cudaEventCreate(&done));
+    const auto t0 = std::chrono::steady_clock::now();
+    launch();
+    CHECK(cudaGetLastError());
+    CHECK(cudaEventRecord(done));
+    std::vector<double> power, clock;
+    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    while (cudaEventQuery(done) == cudaErrorNotReady) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        if (elapsed() < settle_s || cudaEventQuery(done) != cudaErrorNotReady) continue;
+        power.push_back(nvml.power_w());
+        clock.push_back(nvml.sm_mhz());
+    }
+    // cudaEventQuery's cudaErrorNotReady is a status, not an error; clear it so that the next
+    // launch's cudaGetLastError() sees only that launch.
+    (void)cudaGetLastError();
+    CHECK(cudaEventSynchronize(done));
+    CHECK(cudaEventDestroy(done));
+    Sustained s;
+    s.seconds = elapsed();
+    s.samples = static_cast<int>(power.size());
+    s.power_w = median(power);
+    s.clock_mhz = median(clock);
+    return s;
 }
 
 // ---- The machine file ---------------------------------------------------------------------
@@ -618,7 +800,36 @@ bool write_machine_file(const std::string& path, const cudaDeviceProp& prop, con
 std::string usage() {
     return "usage: ladder-probe [--out FILE]\n"
            "Measures the constants of the planner's time model on the GPU at hand (a Hopper GPU)\n"
-           "and writes them to FILE (default: results/<gpu>/machine.json in the source tree).\n";
+           "and writes them to FILE (default: results/<gpu>/machine.json in the source tree it was\n"
+           "built from, or ./machine.json for an installed probe). It takes about a minute.\n";
+}
+
+// Whether this executable runs from the build tree it was built in (then its default output
+// is the source tree's results/ folder) rather than from an installed copy.
+bool runs_from_build_tree() {
+    char exe[4096] = {}, build[4096] = {};
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0 || realpath(LADDER_BINARY_DIR, build) == nullptr) return false;
+    std::string folder(exe, static_cast<size_t>(n));
+    folder = folder.substr(0, folder.rfind('/'));
+    return folder == build;
+}
+
+// Empty when `path` can be written: its folder exists and is writable, and the file, if it
+// exists, is a writable regular file. Checked before measuring, which takes a minute.
+std::string unwritable(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    struct stat st {};
+    if (path.empty() || path.back() == '/') return "'" + path + "' names a folder, not a file";
+    if (stat(folder.c_str(), &st) != 0) return "folder '" + folder + "' does not exist";
+    if (!S_ISDIR(st.st_mode)) return "'" + folder + "' is not a folder";
+    if (access(folder.c_str(), W_OK) != 0) return "folder '" + folder + "' is not writable";
+    if (stat(path.c_str(), &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return "'" + path + "' is a folder";
+        if (access(path.c_str(), W_OK) != 0) return "'" + path + "' exists and is not writable";
+    }
+    return "";
 }
 
 }  // namespace
@@ -633,6 +844,11 @@ int main(int argc, char** argv) {
         }
         if (arg == "--out" && i + 1 < argc) {
             out_path = argv[++i];
+            const std::string why = unwritable(out_path);
+            if (!why.empty()) {
+                std::fprintf(stderr, "ladder-probe: --out %s: %s; nothing measured\n", out_path.c_str(), why.c_str());
+                return 2;
+            }
             continue;
         }
         std::fprintf(stderr, "ladder-probe: unknown or incomplete argument '%s'\n%s", arg.c_str(), usage().c_str());
@@ -656,6 +872,7 @@ int main(int argc, char** argv) {
                      prop.name, prop.major, prop.minor);
         return 2;
     }
+    if (out_path.empty() && !runs_from_build_tree()) out_path = "machine.json";
     if (out_path.empty()) {
         const std::string folder = std::string(LADDER_SOURCE_DIR) + "/results/" + ladder::plan::device_folder(prop.name);
         if (mkdir(folder.c_str(), 0755) != 0 && errno != EEXIST) {
@@ -663,6 +880,10 @@ int main(int argc, char** argv) {
             return 1;
         }
         out_path = folder + "/machine.json";
+    }
+    if (const std::string why = unwritable(out_path); !why.empty()) {
+        std::fprintf(stderr, "ladder-probe: cannot write %s: %s; nothing measured\n", out_path.c_str(), why.c_str());
+        return 2;
     }
     const int sms = prop.multiProcessorCount;
     int peak_khz = 0;
@@ -1028,6 +1249,134 @@ int main(int argc, char** argv) {
         constants.push_back({"launch_us", ms * 1e3 / launches, "us",
                              "2000 empty kernels of one CTA per SM launched back to back, event time / 2000"});
         std::printf("  launch      %.2f us\n", ms * 1e3 / launches);
+    }
+    // 9. The clock under the power limit (common/models/README.md, "The clock under the power
+    // limit"): board power P = P_idle + (f / f_max)^3 (P_busy + u P_op), with u the tensor
+    // pipe's busy fraction (FLOP per clock per SM over 4096) and P_op the power of a fully
+    // busy tensor pipe at f_max for one kind of instruction and operands. Five loops of a few
+    // seconds each give five (P, f, u); the wgmma loop on random operands, run twice at two
+    // values of u, gives P_busy and P_op for it, and each other loop its own P_op.
+    {
+        Nvml nvml;
+        std::string nvml_error;
+        if (!nvml.open(device, &nvml_error)) {
+            std::fprintf(stderr, "ladder-probe: %s; the power constants need it. Nothing written.\n",
+                         nvml_error.c_str());
+            return 1;
+        }
+        const double limit_w = nvml.limit_w();
+        require_at_least(limit_w, 50, "enforced power limit (W)", "NVML's enforced power limit of a data-center GPU");
+        // Idle: NVML averages over the last second, so wait for the earlier tests to leave it.
+        CHECK(cudaDeviceSynchronize());
+        std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+        std::vector<double> idle;
+        for (int i = 0; i < 20; ++i) {
+            idle.push_back(nvml.power_w());
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        const double idle_w = median(idle);
+        require_at_least(idle_w, 1, "idle board power (W)", "a powered board");
+        require_at_most(idle_w, limit_w, "idle board power (W)", "the enforced power limit");
+
+        CHECK(cudaFuncSetAttribute(wgmma_sustained, cudaFuncAttributeMaxDynamicSharedMemorySize, one_per_sm_smem));
+        CHECK(cudaFuncSetAttribute(mma_sync_sustained, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   one_per_sm_smem));
+        constexpr double kTargetMs = 3000, kSettleS = 1.8;
+        struct Loop {
+            const char* what;
+            bool wgmma;
+            int zero, gap_clk;
+            Sustained s;
+            double u = 0;
+        };
+        Loop loops[] = {{"wgmma, random operands", true, 0, 0, {}},
+                        {"wgmma, random operands, a 1000-cycle wait after each k-block", true, 0, 1000, {}},
+                        {"wgmma, zero operands", true, 1, 0, {}},
+                        {"mma.sync, random operands", false, 0, 0, {}},
+                        {"mma.sync, zero operands", false, 1, 0, {}}};
+        std::printf("  power       idle %.0f W, enforced limit %.0f W, peak SM clock %.0f MHz\n", idle_w, limit_w,
+                    peak_mhz);
+        for (Loop& loop : loops) {
+            const int threads = loop.wgmma ? 256 : kPeakThreads;
+            auto launch = [&](long long iters) {
+                if (loop.wgmma)
+                    wgmma_sustained<<<sms, threads, one_per_sm_smem>>>(iters, loop.gap_clk, loop.zero, fout, spans);
+                else
+                    mma_sync_sustained<<<sms, threads, one_per_sm_smem>>>(iters, loop.zero, fout, spans);
+            };
+            // Size the loop: a short run at the unthrottled clock, scaled to kTargetMs.
+            const long long trial = loop.wgmma ? 20000 : 40000;
+            const float trial_ms = time_ms([&] { launch(trial); }, 1);
+            const long long iters =
+                static_cast<long long>(trial * kTargetMs / std::max(static_cast<double>(trial_ms), 1e-3));
+            loop.s = sample_while(nvml, [&] { launch(iters); }, kSettleS);
+            CHECK(cudaMemcpy(hf.data(), fout, sms * threads * sizeof(float), cudaMemcpyDeviceToHost));
+            fetch_spans();
+            bool nonzero = false;
+            for (int i = 0; i < sms * threads; ++i) {
+                const float want = hf[i % threads];
+                require(std::isfinite(hf[i]) && std::fabs(hf[i] - want) <= 1e-3f * std::fabs(want) + 1e-3f,
+                        "sustained loop: every CTA's accumulators agree");
+                nonzero = nonzero || hf[i] != 0.0f;
+            }
+            require(nonzero != (loop.zero != 0), "sustained loop: zero operands give zero sums, random ones do not");
+            const double flops = loop.wgmma ? 2.0 * 4 * iters * (2.0 * 64 * 256 * 16)
+                                            : (kPeakThreads / 32) * static_cast<double>(iters) * kMmaChains *
+                                                  (2.0 * 16 * 8 * 16);
+            double span_mhz = 0;
+            loop.u = spans_rate(hs, sms, flops, loop.what, &span_mhz) / kBf16DensePeak;
+            require_at_least(loop.s.samples, 5, "NVML samples during a sustained loop",
+                             "a loop sized to run about 3 s, sampled every 50 ms after 1.8 s");
+            require_at_most(loop.s.clock_mhz, peak_mhz * slack, "SM clock in a sustained loop (MHz)",
+                            "the peak SM clock");
+            require_at_most(loop.s.power_w, 1.25 * limit_w, "board power in a sustained loop (W)",
+                            "the enforced power limit, with room for the limiter's overshoot");
+            require_at_least(loop.s.power_w, idle_w, "board power in a sustained loop (W)", "the idle power");
+            std::printf("  power       %-62s %4.0f W at %4.0f MHz (%4.0f over the whole loop), tensor pipe %.2f busy, "
+                        "%.1f s\n",
+                        loop.what, loop.s.power_w, loop.s.clock_mhz, span_mhz, loop.u, loop.s.seconds);
+        }
+        // (P - P_idle) / (f / f_max)^3 = P_busy + u P_op for each loop (planner_model.cpp).
+        auto sample = [](const Loop& l) { return ladder::plan::PowerSample{l.s.power_w, l.s.clock_mhz, l.u}; };
+        double busy = 0, wgmma_random = 0;
+        std::string why;
+        if (!ladder::plan::fit_busy_and_op_power(idle_w, peak_mhz, sample(loops[0]), sample(loops[1]), &busy,
+                                                 &wgmma_random, &why)) {
+            std::fprintf(stderr, "ladder-probe: check failed: the two wgmma loops on random operands: %s; the "
+                         "measurement is wrong, nothing written\n", why.c_str());
+            return 1;
+        }
+        auto op_power = [&](const Loop& l) { return ladder::plan::fit_op_power(idle_w, peak_mhz, busy, sample(l)); };
+        const double wgmma_zero = op_power(loops[2]), mma_random = op_power(loops[3]), mma_zero = op_power(loops[4]);
+        for (double w : {wgmma_zero, mma_random, mma_zero})
+            require_at_least(w, 0, "P_op (W)", "power cannot be negative");
+        std::printf("  power       P_busy %.0f W; P_op at f_max: wgmma random %.0f W, zero %.0f W; mma.sync random %.0f W, "
+                    "zero %.0f W\n",
+                    busy, wgmma_random, wgmma_zero, mma_random, mma_zero);
+        const std::string model = "P = P_idle + (f / sm_clock_max_mhz)^3 (P_busy + u P_op), u the tensor pipe's busy "
+                                  "fraction (common/models/README.md)";
+        char loop_text[5][160];
+        for (int i = 0; i < 5; ++i)
+            std::snprintf(loop_text[i], sizeof loop_text[i], "%s: %.0f W at %.0f MHz, u %.3f", loops[i].what,
+                          loops[i].s.power_w, loops[i].s.clock_mhz, loops[i].u);
+        constants.push_back({"sm_clock_max_mhz", peak_mhz, "MHz",
+                             "cudaDevAttrClockRate: the SM clock where the power limit does not bind"});
+        constants.push_back({"power_limit_w", limit_w, "W", "nvmlDeviceGetEnforcedPowerLimit"});
+        constants.push_back({"power_idle_w", idle_w, "W",
+                             "nvmlDeviceGetPowerUsage with no kernel running, 2 s after the last one, median of 20"});
+        const std::string sampled = "; NVML power and SM clock sampled every 50 ms after 1.8 s of a loop of about 3 s "
+                                    "on every SM, medians";
+        constants.push_back({"power_busy_w", busy, "W",
+                             model + ": P_busy from the two wgmma loops on random operands (" + loop_text[0] + "; " +
+                                 loop_text[1] + ")" + sampled});
+        constants.push_back({"power_wgmma_random_w", wgmma_random, "W", model + ": P_op of the same two loops" + sampled});
+        constants.push_back({"power_wgmma_zero_w", wgmma_zero, "W",
+                             model + ": P_op of wgmma m64n256k16 on zero operands (" + loop_text[2] + ")" + sampled});
+        constants.push_back({"power_mma_sync_random_w", mma_random, "W",
+                             model + ": P_op of mma.sync m16n8k16 on random operands in registers (" + loop_text[3] +
+                                 ")" + sampled});
+        constants.push_back({"power_mma_sync_zero_w", mma_zero, "W",
+                             model + ": P_op of the same on zero operands (" + loop_text[4] + ")" + sampled});
     }
     CHECK(cudaFree(src));
     CHECK(cudaFree(fout));

@@ -35,13 +35,19 @@ bool set_fault(const std::string& name, Faults& f) {
     return true;
 }
 
+// Bounds that keep a run to seconds (about 5 s at the largest product, step 7, on one core).
+constexpr int kMostKBlocks = 64;
+constexpr int kMostSeeds = 100000;
+constexpr long long kMostSeedKBlocks = 1000000;
+
 std::string usage_text() {
-    std::string text = "usage: ladder-ring --step {3,4,6,7} [--k-blocks N>=1] [--cluster {1,2,4}] [--seeds N>=1] "
+    std::string text = "usage: ladder-ring --step {3,4,6,7} [--k-blocks 1..64] [--cluster {1,2,4}] [--seeds 1..100000] "
                        "[--fault NAME]\n"
                        "Runs step N's ring schedule (ring_schedules.cpp) under many interleavings on the CPU and\n"
-                       "says whether it hangs or races. --cluster is step 7's alone (default 2); --fault injects\n"
-                       "a classic mistake, one that changes the step's schedule. Exit 0: no problem found; 1: the\n"
-                       "first problem, with the seed that found it; 2: bad arguments.\nfaults:";
+                       "says whether it hangs or races (seeds x k-blocks at most 1000000: seconds). --cluster is\n"
+                       "step 7's alone (default 2); --fault injects a classic mistake, one that changes the\n"
+                       "step's schedule. Exit 0: no problem found; 1: the first problem, with the seed that\n"
+                       "found it; 2: bad arguments.\nfaults:";
     for (const char* f : kFaults) text += std::string(" ") + f;
     return text + "\n";
 }
@@ -115,18 +121,27 @@ int main(int argc, char** argv) {
         if (arg == "--step") {
             if (!parse_int(value, 3, 7, step) || step == 5) return usage("--step must be 3, 4, 6 or 7");
         } else if (arg == "--k-blocks") {
-            if (!parse_int(value, 1, 100000, k_blocks)) return usage("--k-blocks must be 1..100000");
+            // 64 k-blocks take every ring of the steps (at most 6 stages) round ten times and
+            // run in about a second at the default seeds; the cost grows faster than linearly
+            // with the k-blocks (1000 took a minute).
+            if (!parse_int(value, 1, kMostKBlocks, k_blocks))
+                return usage("--k-blocks must be 1.." + std::to_string(kMostKBlocks) +
+                             " (every ring goes round at least ten times in 64)");
         } else if (arg == "--cluster") {
             if (!parse_int(value, 1, 4, cluster) || cluster == 3) return usage("--cluster must be 1, 2 or 4");
             cluster_given = true;
         } else if (arg == "--seeds") {
-            if (!parse_int(value, 1, 10000000, seeds)) return usage("--seeds must be 1..10000000");
+            if (!parse_int(value, 1, kMostSeeds, seeds)) return usage("--seeds must be 1.." + std::to_string(kMostSeeds));
         } else {
             if (!set_fault(value, faults)) return usage("unknown fault " + std::string(value));
             fault = value;
         }
     }
     if (step == 0) return usage("--step is required");
+    // A run is seeds x k-blocks interleaved steps: bounded so that every run ends in seconds.
+    if (static_cast<long long>(seeds) * k_blocks > kMostSeedKBlocks)
+        return usage("--seeds x --k-blocks must be at most " + std::to_string(kMostSeedKBlocks) + " (" +
+                     std::to_string(seeds) + " x " + std::to_string(k_blocks) + " would run for minutes)");
     if (cluster_given && step != 7) {
         std::fprintf(stderr, "ladder-ring: --cluster is step 7's alone: step %d runs one CTA, no cluster\n", step);
         return 2;
