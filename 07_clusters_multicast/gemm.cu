@@ -304,8 +304,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         const int consumer = warpgroup - 1;
 
         // ---- main loop: wgmma on full stages, hand each back as soon as it is read ------
-        // Both consumers read every fill; this consumer's 64 rows are the top or bottom half
-        // of each stage's A box.
+        // Both consumers read every fill, from fill 0 on (the timeline numbers k-blocks by
+        // fill); this consumer's 64 rows are the top or bottom half of each stage's A box.
         int stage = 0;
         uint32_t phase = 0;
         const int a_row_in_stage = consumer * WGMMA_M;
