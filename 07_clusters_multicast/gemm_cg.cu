@@ -49,9 +49,9 @@
 //   mapa.shared::cluster (inline PTX)      -> cluster.map_shared_rank(empty_barrier, r)
 //   barrier.cluster.arrive + wait          -> cluster.sync()
 // The remote arrival itself has no cooperative-groups spelling; it is CCCL's
-// cuda::ptx::mbarrier_arrive on the mapped pointer, which exists only as
-// .release.cluster (cluster.cuh's DSMEM rule 3 says why gemm.cu avoids that form; this file
-// shows what it costs). Everything outside the VARIANT regions is gemm.cu line for line
+// cuda::ptx::mbarrier_arrive on the mapped pointer, here in its .release.cluster form
+// (cluster.cuh's DSMEM rule 3 says why gemm.cu avoids that form; this file shows what it
+// costs; CUDA 13.0's CCCL also has a .relaxed.cluster form, PTX ISA 8.6). Everything outside the VARIANT regions is gemm.cu line for line
 // (common/scripts/exercises.py checks it and `exercises.py sync` carries gemm.cu's changes over),
 // so `diff gemm.cu gemm_cg.cu` is exactly the spelling that changed.
 #include <cooperative_groups.h>
