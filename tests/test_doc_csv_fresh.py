@@ -9,7 +9,8 @@ the benchmark was built from (`git describe --always --dirty`, so possibly `<has
 For every step with rows, the test finds the last commit that touched the step's kernel
 sources (gemm*.cu, *.cuh and *.h in the step's folder and below it; not README.md, EXERCISES.md, NOTES.md
 or exercise.cu, which change no measured code) and fails when a row's commit is neither that
-commit nor a descendant of it: the row measured older code than the docs describe, and the
+commit nor a descendant of it, unless those sources are the same at the row's commit as at
+HEAD (a change undone): the row measured older code than the docs describe, and the
 benchmark (`cmake --build build --target bench-all`) must be run again and the docs
 regenerated. A row whose commit is not in the history (a rewritten or foreign hash) fails too.
 It skips, saying why, where there is no git history to ask (not a git checkout, or a shallow
@@ -63,7 +64,10 @@ def stale_rows(root, rows, folders):
         if full.returncode != 0:
             out.append((step, commit, last, "the commit is not in this history"))
             continue
-        if last and git(root, "merge-base", "--is-ancestor", last, full.stdout.strip()).returncode != 0:
+        sources = kernel_sources(root, folders[step])
+        unchanged = git(root, "diff", "--quiet", full.stdout.strip(), "HEAD", "--", *sources).returncode == 0
+        if last and not unchanged and \
+                git(root, "merge-base", "--is-ancestor", last, full.stdout.strip()).returncode != 0:
             out.append((step, commit, last, "the step's kernel sources changed after it"))
     return out
 
@@ -90,6 +94,11 @@ def self_test():
         open(os.path.join(tmp, "01_a", "gemm.cu"), "w").write("y\n")
         run("commit", "-qam", "code")
         assert stale_rows(tmp, rows, {1: "01_a"}), "a change of gemm.cu left the row fresh"
+        open(os.path.join(tmp, "01_a", "gemm.cu"), "w").write("x\n")
+        run("commit", "-qam", "code undone")
+        assert not stale_rows(tmp, rows, {1: "01_a"}), "a change undone made the row stale"
+        open(os.path.join(tmp, "01_a", "gemm.cu"), "w").write("z\n")
+        run("commit", "-qam", "code again")
         assert stale_rows(tmp, [{"step": "1", "commit": "0123abc"}], {1: "01_a"}), \
             "a commit outside the history passed"
         head = git(tmp, "rev-parse", "--short", "HEAD").stdout.strip()
