@@ -104,9 +104,10 @@ tile_order() {
 }
 
 # Whether CCCL's .relaxed.cluster remote arrive (CUDA 13.0) compiles to a MEMBAR like the
-# .release.cluster form (step 07's README, "The cg variant"; cluster.cuh). Pass: the SASS
-# lines printed for each kernel; a MEMBAR.ALL.GPU under k_release and none under k_relaxed
-# would say the relaxed form costs no fence.
+# .release.cluster form (step 07's README, "The cg variant"; cluster.cuh): the SASS lines
+# printed for each kernel; a MEMBAR.ALL.GPU under k_release and none under k_relaxed would
+# say the relaxed form costs no fence. Then the BAR.SYNCs of step 04's kernel (its README:
+# exactly one, after the barriers' initialisation).
 relaxed_sass() {
   cat >"$work/arrive.cu" <<'EOF'
 #include <cuda/ptx>
@@ -120,6 +121,10 @@ __global__ void k_relaxed(uint64_t* p) {
 EOF
   nvcc -arch=sm_90a -cubin -o "$work/arrive.cubin" "$work/arrive.cu"
   cuobjdump -sass "$work/arrive.cubin" | grep -E "Function|MEMBAR|SYNCS|FENCE" | tee "$OUT/relaxed_arrive_sass.txt"
+  # Step 04's BAR.SYNCs (its README: one, after the barriers' initialisation).
+  build 4 "$PWD/04_tma_multistage/gemm.cu" build-claims-sass
+  cuobjdump -sass ./build-claims-sass/step-4 | grep -E "Function : .*step04|BAR.SYNC" \
+    | tee "$OUT/step04_bar_sync_sass.txt"
 }
 
 part=${1:-all}
