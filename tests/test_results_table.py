@@ -67,6 +67,18 @@ with tempfile.TemporaryDirectory() as tmp:
         sys.exit("FAIL: --check wrote to the docs")
     print("ok: --check reports a changed number in the READMEs and NOTES.md only, and writes nothing")
 
+    # The ladder table's row of a named schedule ("07 `lesson`") draws from that schedule.
+    lesson = os.path.join(tmp, "lesson.csv")
+    hit = next(r for r in rows if r["name"].endswith(":lesson") and r["M"] == r["N"] == r["K"] == "4096")
+    with open(lesson, "w", newline="") as f:
+        w = csv.DictWriter(f, fields)
+        w.writeheader()
+        w.writerows([dict(r, tflops="1.00") if r is hit else r for r in rows])
+    r = check(lesson, "--results-dir", "results/h100")
+    if r.returncode == 0 or "differs: README.md" not in r.stdout or "| 07 `lesson` |" not in r.stdout:
+        sys.exit(f"FAIL: a changed number of step 07's lesson kernel was not reported in its ladder row:\n{r.stdout}")
+    print("ok: the ladder table's row of a named schedule draws from that schedule")
+
     # The reproduction columns at the end do not change what is read.
     extended = os.path.join(tmp, "extended.csv")
     with open(extended, "w", newline="") as f:
