@@ -3,7 +3,7 @@
 # lessons that no file of results/ holds yet. Run from the repository root on a machine with
 # an H100, CUDA 13.0 and compute-sanitizer:
 #
-#   bash tests/measure_claims.sh [stages|stages05|parity|tile-order|relaxed-sass|all]
+#   bash tests/measure_claims.sh [stages|stages05|parity|tile-order|all]
 #
 # Each part builds only the step it needs (-DLADDER_ONLY_STEPS, build-claims-* folders),
 # from a copy of the step's gemm.cu with one change made by sed, and writes its logs and
@@ -103,38 +103,13 @@ tile_order() {
   done
 }
 
-# Whether CCCL's .relaxed.cluster remote arrive (CUDA 13.0) compiles to a MEMBAR like the
-# .release.cluster form (step 07's README, "The cg variant"; cluster.cuh): the SASS lines
-# printed for each kernel; a MEMBAR.ALL.GPU under k_release and none under k_relaxed would
-# say the relaxed form costs no fence. Then the BAR.SYNCs of step 04's kernel (its README:
-# exactly one, after the barriers' initialisation).
-relaxed_sass() {
-  cat >"$work/arrive.cu" <<'EOF'
-#include <cuda/ptx>
-#include <cstdint>
-__global__ void k_release(uint64_t* p) {
-  cuda::ptx::mbarrier_arrive(cuda::ptx::sem_release, cuda::ptx::scope_cluster, cuda::ptx::space_cluster, p);
-}
-__global__ void k_relaxed(uint64_t* p) {
-  cuda::ptx::mbarrier_arrive(cuda::ptx::sem_relaxed, cuda::ptx::scope_cluster, cuda::ptx::space_cluster, p);
-}
-EOF
-  nvcc -arch=sm_90a -cubin -o "$work/arrive.cubin" "$work/arrive.cu"
-  cuobjdump -sass "$work/arrive.cubin" | grep -E "Function|MEMBAR|SYNCS|FENCE" | tee "$OUT/relaxed_arrive_sass.txt"
-  # Step 04's BAR.SYNCs (its README: one, after the barriers' initialisation).
-  build 4 "$PWD/04_tma_multistage/gemm.cu" build-claims-sass
-  cuobjdump -sass ./build-claims-sass/step-4 | grep -E "Function : .*step04|BAR.SYNC" \
-    | tee "$OUT/step04_bar_sync_sass.txt"
-}
-
 part=${1:-all}
 case $part in
   stages) stages ;;
   stages05) stages05 ;;
   parity) parity ;;
   tile-order) tile_order ;;
-  relaxed-sass) relaxed_sass ;;
-  all) relaxed_sass; parity; stages; stages05; tile_order ;;
-  *) echo "usage: bash tests/measure_claims.sh [stages|stages05|parity|tile-order|relaxed-sass|all]" >&2; exit 2 ;;
+  all) parity; stages; stages05; tile_order ;;
+  *) echo "usage: bash tests/measure_claims.sh [stages|stages05|parity|tile-order|all]" >&2; exit 2 ;;
 esac
 rm -rf "$work"
