@@ -27,12 +27,15 @@ edit() {
   fi
 }
 
-# build STEP SOURCE DIR [CMAKE_ARGS...]: step-STEP from SOURCE in DIR.
+# build STEP SOURCE DIR [CMAKE_ARGS...]: step-STEP from SOURCE in DIR. A folder is reused
+# from one source to the next (only the step's object is compiled again); the hang trap is
+# off unless the arguments turn it on.
 build() {
   local step=$1 source=$2 dir=$3
   shift 3
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLADDER_BUILD_TESTS=OFF \
-        -DLADDER_ONLY_STEPS="$step" -DLADDER_STEP${step}_SOURCE="$source" "$@" >/dev/null
+        -DLADDER_ONLY_STEPS="$step" -DLADDER_STEP${step}_SOURCE="$source" -DLADDER_HANG_TRAP=OFF \
+        "$@" >/dev/null
   cmake --build "$dir" -j "$jobs" --target step-"$step" >/dev/null
 }
 
@@ -44,9 +47,10 @@ stages() {
     cp 04_tma_multistage/gemm.cu "$work/step4_s$s.cu"
     edit "$work/step4_s$s.cu" "s/^constexpr int STAGES = 4;/constexpr int STAGES = $s;/" \
          "constexpr int STAGES = $s;"
-    build 4 "$work/step4_s$s.cu" build-claims-s4-$s
-    ./build-claims-s4-$s/step-4 --check --sizes small 2>&1 | tail -2 | tee "$OUT/step04_stages_$s.log"
-    ./build-claims-s4-$s/step-4 --bench --m 4096 --n 4096 --k 4096 --csv "$OUT/step04_stages_$s.csv" \
+    build 4 "$work/step4_s$s.cu" build-claims-4
+    ./build-claims-4/step-4 --check --sizes small >"$OUT/step04_stages_$s.log" 2>&1 || echo "STAGES = $s: --check FAILED"
+    tail -1 "$OUT/step04_stages_$s.log"
+    ./build-claims-4/step-4 --bench --m 4096 --n 4096 --k 4096 --csv "$OUT/step04_stages_$s.csv" \
       2>&1 | tee -a "$OUT/step04_stages_$s.log" | grep "bench"
   done
 }
@@ -58,9 +62,10 @@ stages05() {
   cp 05_wgmma/gemm.cu "$work/step5_s2.cu"
   edit "$work/step5_s2.cu" 's/^constexpr int STAGES = static_cast<int>((SMEM_OPTIN_BYTES - 2 \* 1024) \/ STAGE_BYTES);  \/\/ 4$/constexpr int STAGES = 2;/' \
        "constexpr int STAGES = 2;"
-  build 5 "$work/step5_s2.cu" build-claims-s5-2
-  ./build-claims-s5-2/step-5 --check --sizes small 2>&1 | tail -2 | tee "$OUT/step05_stages_2.log"
-  ./build-claims-s5-2/step-5 --bench --m 4096 --n 4096 --k 4096 --csv "$OUT/step05_stages_2.csv" \
+  build 5 "$work/step5_s2.cu" build-claims-5
+  ./build-claims-5/step-5 --check --sizes small >"$OUT/step05_stages_2.log" 2>&1 || echo "step 05, STAGES = 2: --check FAILED"
+  tail -1 "$OUT/step05_stages_2.log"
+  ./build-claims-5/step-5 --bench --m 4096 --n 4096 --k 4096 --csv "$OUT/step05_stages_2.csv" \
     2>&1 | tee -a "$OUT/step05_stages_2.log" | grep "bench"
 }
 
@@ -79,7 +84,7 @@ parity() {
   done
   compute-sanitizer --tool racecheck ./build-claims-parity/step-4 --check --m 256 --n 256 --k 2056 \
     >"$OUT/step04_parity_racecheck.log" 2>&1 || true
-  grep -E "RACECHECK SUMMARY|hazard" "$OUT/step04_parity_racecheck.log" | tail -2
+  grep -E "RACECHECK SUMMARY|hazard" "$OUT/step04_parity_racecheck.log" | tail -2 || echo "racecheck: see the log"
 }
 
 # Step 06 with step 05's row-by-row tile order, against step 06 as committed, at
@@ -94,13 +99,14 @@ tile_order() {
        "blockIdx.x / tiles_n) * BM"
   edit "$work/step6_rows.cu" 's/^    const int n0 = static_cast<int>(blockIdx.x \/ tiles_m) \* BN;$/    const int n0 = static_cast<int>(blockIdx.x % tiles_n) * BN;/' \
        "blockIdx.x % tiles_n) * BN"
-  build 6 "$work/step6_rows.cu" build-claims-rows
-  build 6 "$PWD/06_warp_specialized/gemm.cu" build-claims-cols
-  ./build-claims-rows/step-6 --check --sizes small 2>&1 | tail -1 | tee "$OUT/step06_tile_order.log"
-  for order in rows cols; do
-    ./build-claims-$order/step-6 --bench --variant cooperative --m 8192 --n 28672 --k 8192 \
-      --csv "$OUT/step06_tile_order_$order.csv" 2>&1 | tee -a "$OUT/step06_tile_order.log" | grep "bench"
-  done
+  build 6 "$work/step6_rows.cu" build-claims-6
+  ./build-claims-6/step-6 --check --sizes small >"$OUT/step06_tile_order.log" 2>&1 || echo "step 06, row order: --check FAILED"
+  tail -1 "$OUT/step06_tile_order.log"
+  ./build-claims-6/step-6 --bench --variant cooperative --m 8192 --n 28672 --k 8192 \
+    --csv "$OUT/step06_tile_order_rows.csv" 2>&1 | tee -a "$OUT/step06_tile_order.log" | grep "bench"
+  build 6 "$PWD/06_warp_specialized/gemm.cu" build-claims-6
+  ./build-claims-6/step-6 --bench --variant cooperative --m 8192 --n 28672 --k 8192 \
+    --csv "$OUT/step06_tile_order_cols.csv" 2>&1 | tee -a "$OUT/step06_tile_order.log" | grep "bench"
 }
 
 part=${1:-all}
