@@ -26,8 +26,9 @@
 //
 // Why it is faster: the tensor cores are fed by a thread that does nothing else, so loads
 // are issued as soon as a slot frees up instead of when a math thread gets around to it;
-// and the staged epilogue writes C in under a third of the time (2.0 instead of 7.0 us
-// per tile in results/h100/timeline_step06.png). What it keeps from step 05 despite the
+// and the staged epilogue writes C in about a third of the time (2.0 instead of 5.6-6.2 us
+// per tile in the H100's timelines, results/h100/timeline_step06.csv and
+// timeline_step05.csv). What it keeps from step 05 despite the
 // extra warpgroup (setmaxnreg pays for it): the 128x256 tile (arithmetic intensity
 // 2*128*256 / ((128+256)*2) = 85 FLOP per smem byte loaded) and one m64n256k16 wgmma per
 // k16 step per warpgroup, the widest tensor-core instruction Hopper has.

@@ -47,9 +47,11 @@ __device__ __forceinline__ void cluster_sync() {
 // go out in parallel from different lanes. With one CTA it is step 06's local arrive.
 // PTX:  mapa.shared::cluster.u32 remote, local, r;       (PTX ISA "mapa")
 //       mbarrier.arrive.shared::cluster.b64 _, [remote];  (SASS SYNCS.ARRIVE.TRANS64.RED)
-// Written in PTX: CCCL's shared::cluster arrive only comes as .release.cluster (see
-// DSMEM rule 3 for why that is not wanted here) and takes a generic pointer that it
-// converts with cvta.to.shared, which is defined for this CTA's own window only.
+// Written in PTX: CCCL's shared::cluster arrive (CUDA 13.0, CCCL 3.0) comes as
+// .release.cluster (MEMBAR.ALL.CTA + MEMBAR.ALL.GPU before the arrive; see DSMEM rule 3
+// for why that is not wanted here) or, from PTX ISA 8.6, .relaxed.cluster (the same SASS
+// as the arrive below, no MEMBAR), not in the default CTA-scope release written here; and
+// it takes a generic pointer that it converts with cvta.to.shared.
 template <int CLUSTER>
 __device__ __forceinline__ void release_stage(uint64_t* empty_barrier, int thread_in_wg) {
     if constexpr (CLUSTER == 1) {

@@ -298,7 +298,10 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             }  // tiles
         }
         // The other 127 producer threads have nothing to do; they fall through to the end.
-        __syncwarp();  // where barrier.cluster (.aligned) wants warp 0 reconverged
+        // cluster_sync is the non-.aligned barrier.cluster, which needs no converged warp; the
+        // every-shape kernel built from this file also runs as a cluster of one, where it is
+        // the CTA's bar.sync, which every thread of a warp must reach together.
+        __syncwarp();
     } else {
         setmaxnreg_inc<CONSUMER_REGISTERS>();
         const int consumer = warpgroup - 1;

@@ -49,9 +49,9 @@
 //   mapa.shared::cluster (inline PTX)      -> cluster.map_shared_rank(empty_barrier, r)
 //   barrier.cluster.arrive + wait          -> cluster.sync()
 // The remote arrival itself has no cooperative-groups spelling; it is CCCL's
-// cuda::ptx::mbarrier_arrive on the mapped pointer, which exists only as
-// .release.cluster (cluster.cuh's DSMEM rule 3 says why gemm.cu avoids that form; this file
-// shows what it costs). Everything outside the VARIANT regions is gemm.cu line for line
+// cuda::ptx::mbarrier_arrive on the mapped pointer, here in its .release.cluster form
+// (cluster.cuh's DSMEM rule 3 says why gemm.cu avoids that form; this file shows what it
+// costs; CUDA 13.0's CCCL also has a .relaxed.cluster form, PTX ISA 8.6). Everything outside the VARIANT regions is gemm.cu line for line
 // (common/scripts/exercises.py checks it and `exercises.py sync` carries gemm.cu's changes over),
 // so `diff gemm.cu gemm_cg.cu` is exactly the spelling that changed.
 #include <cooperative_groups.h>
@@ -349,7 +349,10 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             }  // tiles
         }
         // The other 127 producer threads have nothing to do; they fall through to the end.
-        __syncwarp();  // where barrier.cluster (.aligned) wants warp 0 reconverged
+        // cluster_sync is the non-.aligned barrier.cluster, which needs no converged warp; the
+        // every-shape kernel built from this file also runs as a cluster of one, where it is
+        // the CTA's bar.sync, which every thread of a warp must reach together.
+        __syncwarp();
     } else {
         setmaxnreg_inc<CONSUMER_REGISTERS>();
         const int consumer = warpgroup - 1;

@@ -14,7 +14,11 @@ a number or an expression with its value in the comment after it). Fails when
 - a step's README.md or NOTES.md says "<n> variant(s)" with n not the number of variants
   besides the default, or names a stage count (`STAGES = n`) that none of its files has;
 - a row of the ladder table states a stage count ("3-stage", "4 TMA stages") that is not
-  that step's.
+  that step's;
+- a step's README.md or EXERCISES.md names a least stage count (`STAGES >= n`) other than
+  its gemm.cu's static_assert;
+- step 07's README says "<n> tiles" with n not the number of tiles its every-shape file
+  registers (LADDER_REGISTER_TILES).
 Before it reads the docs, each check must reject a doc that states a wrong count.
 """
 import glob
@@ -30,6 +34,7 @@ STEPS_PHRASE = re.compile(r"\b" + NUMBER + r"\s+(?:steps\b|numbered\s+(?:[\w+`-]
 VARIANTS_PHRASE = re.compile(r"\b" + NUMBER + r"\s+variants?\b", re.I)
 STAGES_LITERAL = re.compile(r"\bSTAGES\s*=\s*(\d+)\b(?!\.\.)")  # not a range (2..4)
 ROW_STAGES = re.compile(r"\b(\d+)(?:-stage\b|\s+(?:TMA\s+)?stages\b)")
+LEAST_STAGES = re.compile(r"STAGES\s*>=\s*(\d+)")
 
 
 def value(word):
@@ -86,6 +91,32 @@ def check_ladder_table(text, steps, stages):
     return out
 
 
+def least_stages(root, folder):
+    """The n of gemm.cu's static_assert(STAGES >= n, ...), or None."""
+    path = os.path.join(root, folder, "gemm.cu")
+    m = re.search(r"static_assert\(STAGES\s*>=\s*(\d+)", open(path).read()) if os.path.isfile(path) else None
+    return int(m.group(1)) if m else None
+
+
+def check_least_stages(where, text, least):
+    return [f"{where}: '{m.group(0)}' but gemm.cu asserts STAGES >= {least}"
+            for m in LEAST_STAGES.finditer(text) if least is not None and int(m.group(1)) != least]
+
+
+def registered_tiles(root, folder):
+    """How many tiles the step's files register with LADDER_REGISTER_TILES."""
+    count = 0
+    for path in glob.glob(os.path.join(root, folder, "*.cu")):
+        for call in re.finditer(r"LADDER_REGISTER_TILES\((.*?)\);", open(path).read(), re.S):
+            count += len(re.findall(r'\{\s*"tile\d+x\d+"', call.group(1)))
+    return count
+
+
+def check_tile_count(where, text, count):
+    return [f"{where}: '{m.group(0)}' but the step registers {count} tiles (LADDER_REGISTER_TILES)"
+            for m in re.finditer(r"\b" + NUMBER + r" tiles, each with", text, re.I) if value(m.group(1)) != count]
+
+
 def check_step_count(where, text, count):
     return [f"{where}: '{m.group(0)}' but the ladder has {count} steps"
             for m in STEPS_PHRASE.finditer(text) if value(m.group(1)) != count]
@@ -118,6 +149,10 @@ assert not check_step_count("x", "Seven numbered CUDA C++ kernels", 7), "a right
 assert check_step_doc("x", "And two variants: `a`", 3, ["", "a"], set()), "a wrong variant count passed"
 assert check_step_doc("x", "`STAGES = 3`", 4, [""], {4}), "a wrong STAGES passed"
 assert not check_step_doc("x", "one variant, `a`; `STAGES = 4`", 4, ["", "a"], {4}), "a right doc failed"
+assert check_least_stages("x", "(`STAGES >= 3` is asserted", 2), "a wrong least stage count passed"
+assert not check_least_stages("x", "`static_assert(STAGES >= 2)`", 2), "a right least stage count failed"
+assert check_tile_count("x", "64 to 256 columns, 12 tiles, each with as many", 13), "a wrong tile count passed"
+assert not check_tile_count("x", "64 to 256 columns, 13 tiles, each with as many", 13), "a right tile count failed"
 
 root = os.path.abspath(sys.argv[1])
 steps, variants, stages = code_facts(root)
@@ -141,6 +176,16 @@ for n, folder in steps:
         if os.path.isfile(path):
             problems += check_step_doc(f"{folder}/{name}", open(path, encoding="utf-8").read(),
                                        n, variants[n], stages[n])
+for n, folder in steps:
+    least = least_stages(root, folder)
+    for name in ("README.md", "EXERCISES.md"):
+        path = os.path.join(root, folder, name)
+        if os.path.isfile(path):
+            problems += check_least_stages(f"{folder}/{name}", open(path, encoding="utf-8").read(), least)
+    tiles = registered_tiles(root, folder)
+    if tiles:
+        problems += check_tile_count(f"{folder}/README.md",
+                                     open(os.path.join(root, folder, "README.md"), encoding="utf-8").read(), tiles)
 if problems:
     sys.exit("FAIL: counts the docs state that the code does not have:\n" + "\n".join(problems))
 print("PASS: the docs' counts of steps, variants and stages are the code's")

@@ -7,7 +7,10 @@ The lesson path is README.md and each step's README.md and EXERCISES.md (the lab
 in the steps' NOTES.md and under results/, where all of this is allowed). Fails on
 - a commit hash (7 to 40 hex digits, with both a digit and a letter) or "-dirty";
 - a log file (a name ending in .log);
-- the H100's results (results/h100/): the lessons are told on the H200;
+- the H200's snapshot (results/h200/): the lessons are told on the H100, the GPU every
+  run of the course is made on; but results/h200/machine.json, the only machine file that
+  ladder-probe measured (the H100's is fitted by hand to the H100's own runs, so a
+  prediction from it would be no prediction), which the planner's commands may name;
 - more than one line with a date in a file, or a dated line that does not say where the
   numbers come from ("Measured on ...", the line results_table.py writes).
 Before it reads the docs, the checker must reject each of a few broken samples.
@@ -34,8 +37,8 @@ def problems(text):
             found.append(f"{number}: '-dirty'")
         for m in LOG.finditer(line):
             found.append(f"{number}: a log file, {m.group(0)}")
-        if "results/h100" in line:
-            found.append(f"{number}: the H100's results (the lessons use the H200's)")
+        if "results/h200" in line.replace("results/h200/machine.json", ""):
+            found.append(f"{number}: the H200's snapshot (the lessons use results/h100)")
         if DATE.search(line):
             dated.append(number)
             if not line.startswith("Measured on "):
@@ -45,12 +48,13 @@ def problems(text):
     return found
 
 
-for sample in ("the commit column reads `3341a2d-dirty`", "see results/h200/probe.log",
-               "measured on the H100 (`results/h100/bench.csv`)", "the run of 2026-11-24",
+for sample in ("the commit column reads `3341a2d-dirty`", "see results/h200/machine.json and results/h200/bench.csv", "see results/h100/bench.log",
+               "measured on the H200 (`results/h200/bench.csv`)", "the run of 2026-11-24",
                "Measured on X, 2026-11-25\nMeasured on X, 2026-11-24"):
     if not problems(sample):
         sys.exit(f"FAIL: the checker accepts {sample!r}")
-if problems("Measured on NVIDIA H200, CUDA 13.0, 2026-11-25, cuBLAS timed ...\nwgmma m64n256k16, 0x4000'0040"):
+if problems("Measured on NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-27, cuBLAS timed ...\nwgmma m64n256k16, 0x4000'0040\n"
+            "./build/ladder-plan --step 4 --machine results/h200/machine.json"):
     sys.exit("FAIL: the checker rejects a clean doc")
 
 root = os.path.abspath(sys.argv[1])
@@ -66,4 +70,4 @@ if failures:
     sys.exit("FAIL: lab notes in the lesson path (move them to the step's NOTES.md or results/):\n" +
              "\n".join(failures))
 print(f"PASS: {len(docs) - len(PENDING & set(docs))} docs of the lesson path name no commit, log "
-      "or H100 result, and date only where their numbers come from")
+      "or H200 result, and date only where their numbers come from")

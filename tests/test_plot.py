@@ -61,9 +61,20 @@ print("ok: the four families")
 text = p.bar_text(0.5, 0.5 / 740)
 if "0.5\n" not in text or "0.00068×" not in text:
     sys.exit(f"FAIL: step 01's label must keep its digits: {text!r}")
-if p.bar_text(728.4, 0.9843) != "728\n0.98× cuBLAS":
+if p.bar_text(728.4, 0.9843) != "728\n0.98×":
     sys.exit(f"FAIL: {p.bar_text(728.4, 0.9843)!r}")
 print("ok: bar labels keep two significant digits")
+
+# A label wider than its bar goes above it, never inside, and never across the cuBLAS line.
+if p.fits_inside(50, 60) or not p.fits_inside(40, 60):
+    sys.exit("FAIL: fits_inside must want a tenth of the bar free on each side")
+for cublas in (100.0, 740.0):
+    for height in (300.0, 735.0):
+        ymax = max(height, cublas) * 1.2
+        y, inside = p.bar_label_place(height, cublas, ymax, inside_allowed=False)
+        if inside or y < height or y <= cublas <= y + p.LABEL_HEIGHT * ymax:
+            sys.exit(f"FAIL: a label too wide for bar {height} (cuBLAS {cublas}) placed at {y}, inside={inside}")
+print("ok: a label too wide for its bar goes above it")
 
 # No bar label crosses the cuBLAS line.
 for cublas in (5.0, 100.0, 600.0, 740.0):

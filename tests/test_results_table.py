@@ -14,7 +14,7 @@ import tempfile
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.normpath(os.path.join(here, ".."))
 script = os.path.join(root, "common", "scripts", "results_table.py")
-committed = os.path.join(root, "results", "h200", "bench.csv")
+committed = os.path.join(root, "results", "h100", "bench.csv")
 docs = [os.path.join(root, "README.md"), os.path.join(root, "results", "README.md")] + [
     os.path.join(root, d, f) for d in sorted(os.listdir(root)) if d[:2].isdigit()
     for f in ("README.md", "NOTES.md", "gemm.cu") if os.path.isfile(os.path.join(root, d, f))]
@@ -38,8 +38,8 @@ print("ok: a missing CSV is named")
 r = check(committed)
 print(r.stdout[-2000:], r.stderr[-2000:])
 if r.returncode != 0:
-    sys.exit("FAIL: the docs differ from results/h200/bench.csv: run "
-             "`python3 common/scripts/results_table.py --csv results/h200/bench.csv` and commit the result")
+    sys.exit("FAIL: the docs differ from results/h100/bench.csv: run "
+             "`python3 common/scripts/results_table.py --csv results/h100/bench.csv` and commit the result")
 
 with open(committed, newline="") as f:
     rows = list(csv.DictReader(f))
@@ -53,7 +53,7 @@ with tempfile.TemporaryDirectory() as tmp:
         w = csv.DictWriter(f, fields)
         w.writeheader()
         w.writerows([dict(r, tflops="1.00") if r is hit else r for r in rows])
-    r = check(changed, "--results-dir", "results/h200")
+    r = check(changed, "--results-dir", "results/h100")
     if r.returncode == 0 or "differs: README.md" not in r.stdout:
         sys.exit(f"FAIL: a changed number was not reported in the ladder table by --check:\n{r.stdout}{r.stderr}")
     for doc in ("results/README.md", "05_wgmma/README.md"):
@@ -67,6 +67,18 @@ with tempfile.TemporaryDirectory() as tmp:
         sys.exit("FAIL: --check wrote to the docs")
     print("ok: --check reports a changed number in the READMEs and NOTES.md only, and writes nothing")
 
+    # The ladder table's row of a named schedule ("07 `lesson`") draws from that schedule.
+    lesson = os.path.join(tmp, "lesson.csv")
+    hit = next(r for r in rows if r["name"].endswith(":lesson") and r["M"] == r["N"] == r["K"] == "4096")
+    with open(lesson, "w", newline="") as f:
+        w = csv.DictWriter(f, fields)
+        w.writeheader()
+        w.writerows([dict(r, tflops="1.00") if r is hit else r for r in rows])
+    r = check(lesson, "--results-dir", "results/h100")
+    if r.returncode == 0 or "differs: README.md" not in r.stdout or "| 07 `lesson` |" not in r.stdout:
+        sys.exit(f"FAIL: a changed number of step 07's lesson kernel was not reported in its ladder row:\n{r.stdout}")
+    print("ok: the ladder table's row of a named schedule draws from that schedule")
+
     # The reproduction columns at the end do not change what is read.
     extended = os.path.join(tmp, "extended.csv")
     with open(extended, "w", newline="") as f:
@@ -74,7 +86,7 @@ with tempfile.TemporaryDirectory() as tmp:
         w.writeheader()
         w.writerows(dict(r, seed="42", runs="20", min_ms=r["ms"], max_ms=r["ms"], commit="abc1234")
                     for r in rows)
-    r = check(extended, "--results-dir", "results/h200")
+    r = check(extended, "--results-dir", "results/h100")
     if r.returncode != 0:
         sys.exit(f"FAIL: a CSV with the reproduction columns was not read:\n{r.stdout}{r.stderr}")
     print("ok: CSVs with and without the reproduction columns read alike")

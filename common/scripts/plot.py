@@ -119,20 +119,28 @@ def significant(value):
 
 
 def bar_text(tflops, speedup):
+    """TFLOP/s over × cuBLAS; the axis label says what the two lines are, so that the label
+    stays about as narrow as a bar of a 16-bar chart."""
     speed = f"{speedup:.2f}" if speedup >= 0.1 else significant(speedup)
-    return f"{significant(tflops)}\n{speed}× cuBLAS"
+    return f"{significant(tflops)}\n{speed}×"
+
+
+def fits_inside(label_width, bar_width):
+    """Whether a label (its drawn width, in the bar's units) fits across the bar, with a
+    margin of a tenth of the bar on each side."""
+    return label_width <= 0.8 * bar_width
 
 
 LABEL_HEIGHT = 0.12  # a two-line label at fontsize 8, as a fraction of the y range (6 in tall)
 
 
-def bar_label_place(height, cublas, ymax):
+def bar_label_place(height, cublas, ymax, inside_allowed=True):
     """Where a bar's label goes: (y of its bottom edge, inside the bar?). Tall bars carry it
-    inside at their base, short ones above their top, moved above the cuBLAS line when it
-    would cross it."""
+    inside at their base (unless inside_allowed is False: a label wider than its bar), short
+    ones above their top, moved above the cuBLAS line when it would cross it."""
     label = LABEL_HEIGHT * ymax
     base = 0.02 * ymax
-    if height >= 2 * label and not base <= cublas <= base + label:
+    if inside_allowed and height >= 2 * label and not base <= cublas <= base + label:
         return base, True
     y = height + 0.01 * ymax
     if y <= cublas <= y + label:
@@ -151,22 +159,32 @@ def plot_ladder(rows, out, size=4096):
     bars = ax.bar(range(len(at)), [r["tflops"] for r in at], color="tab:blue")
     ax.axhline(cublas, color="k", linestyle="--", label=f"cuBLAS {cublas:.0f} TFLOP/s (median of its runs)")
     ymax = max(max(r["tflops"] for r in at), cublas) * 1.2
+    labels = []
     for bar, r in zip(bars, at):
         y, inside = bar_label_place(r["tflops"], cublas, ymax)
         # The ratio from the row's TFLOP/s columns: the speed-up column's 3 decimals round
         # step 01 to 0.001.
         speedup = r["tflops"] / r["cublas_tflops"] if r["cublas_tflops"] > 0 else r["speedup_vs_cublas"]
-        ax.annotate(bar_text(r["tflops"], speedup),
-                    (bar.get_x() + bar.get_width() / 2, y), ha="center", va="bottom", fontsize=8,
-                    color="white" if inside else "black")
+        text = ax.annotate(bar_text(r["tflops"], speedup),
+                           (bar.get_x() + bar.get_width() / 2, y), ha="center", va="bottom", fontsize=8,
+                           color="white" if inside else "black")
+        labels.append((text, bar, r["tflops"], inside))
     ax.set_xticks(range(len(at)))
     ax.set_xticklabels(names, rotation=20, ha="right")
-    ax.set_ylabel("TFLOP/s")
+    ax.set_ylabel("TFLOP/s (bar labels: TFLOP/s, and × cuBLAS below it)")
     ax.set_ylim(0, ymax)
     ax.set_title(f"The ladder at {size}³ (speed vs cuBLAS timed in the same process)\n" + subtitle(at),
                  fontsize=11)
     ax.legend(loc="upper left")
     fig.tight_layout()
+    # A label wider than its bar (many schedules, a narrow chart) goes above the bar, in black,
+    # instead of spilling over the bars beside it.
+    renderer = fig.canvas.get_renderer()
+    for text, bar, height, inside in labels:
+        if inside and not fits_inside(text.get_window_extent(renderer).width, bar.get_window_extent(renderer).width):
+            y, _ = bar_label_place(height, cublas, ymax, inside_allowed=False)
+            text.xy = (text.xy[0], y)
+            text.set_color("black")
     path = os.path.join(out, f"ladder_{size}.png")
     fig.savefig(path, dpi=120)
     plt.close(fig)

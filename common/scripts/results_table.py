@@ -1,18 +1,17 @@
 #!/usr/bin/env python3
 """Writes the measured numbers into the docs, from the benchmark CSV and nothing else.
 
-    python3 common/scripts/results_table.py --csv results/h200/bench.csv           # rewrite the docs
-    python3 common/scripts/results_table.py --csv results/h200/bench.csv --check   # only compare
+    python3 common/scripts/results_table.py --csv results/h100/bench.csv           # rewrite the docs
+    python3 common/scripts/results_table.py --csv results/h100/bench.csv --check   # only compare
 
 Rewrites, between their markers:
 - README.md, <!-- ladder-table -->: the line saying where the numbers come from, and in the
   ladder's table (one row per step, the step's number first) the cells of the columns headed
-  "TFLOP/s at 4096³" and "× cuBLAS", from the step's default schedule; the other cells are
-  prose and stay as written;
+  "TFLOP/s at 4096³" and "× cuBLAS", from the step's default schedule, or from the schedule a
+  row names in backticks after the number ("07 `lesson`"); the other cells are prose and stay
+  as written;
 - results/README.md, <!-- results-table -->: each step's default schedule and the variants
   of its variant files (ladder_add_variant lines of CMakeLists.txt) at the headline sizes;
-  <!-- gpus-side-by-side -->: each step's default schedule on every GPU that has a
-  results/<gpu>/bench.csv, this CSV standing for its own folder;
 - in each step folder's README.md and NOTES.md, <!-- step-numbers -->: the headline of the
   step's default schedule and the table of every size and schedule; <!-- step-numbers:
   4096³ 1000×1992×2056 -->: every schedule of the step at the sizes named, in that order (a
@@ -24,7 +23,7 @@ It prints a diff of every file it changes. It never touches a source file: a ste
 says only "Measured: README.md in this folder", so that a benchmark rerun changes no kernel
 source (nor the exercise.cu and variants derived from it). Run it after committing a new
 bench.csv, so that every number in the docs is one that run measured.
-The docs link the CSV's folder (results/h200 for results/h200/bench.csv; --results-dir to
+The docs link the CSV's folder (results/h100 for results/h100/bench.csv; --results-dir to
 name another). --check writes nothing and exits 1 when a file differs from what it would
 write (a CPU test runs it on the committed results).
 """
@@ -262,40 +261,20 @@ def ladder_cells(text, rows, path):
         mine = [r for r in rows if r["step"] == int(step.group(1))]
         if not mine:
             sys.exit(f"results_table.py: {path}: the CSV has no rows of step {step.group(1)}")
+        # A row that names a schedule in backticks after the step's number ("07 `lesson`")
+        # is that schedule's; a row that links the step's folder is its default schedule's.
+        named = re.match(r"0?\d+\s+`([\w-]+)`", cells[0])
         default = mine[0]["name"]  # the step's default schedule comes first
-        hit = next((r for r in mine if r["name"] == default and r["shape"] == (4096,) * 3), None)
+        want = (lambda r: schedule_name(r) == named.group(1)) if named else (lambda r: r["name"] == default)
+        if named and not any(want(r) for r in mine):
+            sys.exit(f"results_table.py: {path}: the CSV has no rows of step {step.group(1)}'s "
+                     f"schedule `{named.group(1)}`")
+        hit = next((r for r in mine if want(r) and r["shape"] == (4096,) * 3), None)
         cells[columns[0]] = number(hit["tflops"]) if hit else "not timed"
         cells[columns[1]] = f"{ratio(hit['speedup_vs_cublas'])}×" if hit else "–"
         lines[i] = "| " + " | ".join(cells) + " |"
     if columns is None:
         sys.exit(f"results_table.py: {path}: the ladder table has no \"TFLOP/s at 4096³\" column")
-    return "\n".join(lines)
-
-
-def side_by_side(rows, folder):
-    """Each step's default schedule at 4096³ and 8192³ on every GPU with a results/<gpu>/bench.csv."""
-    gpus = {folder: rows}
-    results = os.path.join(ROOT, "results")
-    for gpu in sorted(os.listdir(results)):
-        other = f"results/{gpu}"
-        path = os.path.join(results, gpu, "bench.csv")
-        if other != folder and os.path.isfile(path):
-            gpus[other] = load(path)
-    order = sorted(gpus, key=lambda f: (f != folder, f))
-    names = {f: f.rsplit("/", 1)[-1].upper() for f in order}
-    head = "| step | " + " | ".join(f"{names[f]} {s}" for f in order for s in ("4096³", "8192³")) + " |"
-    lines = ["TFLOP/s of each step's default schedule, and in brackets × cuBLAS in the same process "
-             "(" + "; ".join(f"`{f}/bench.csv`: {provenance(gpus[f])}" for f in order) + "):", "",
-             head, "|---|" + "---|" * (2 * len(order))]
-    steps = sorted({r["step"] for f in order for r in gpus[f]})
-    for step in steps:
-        cells = []
-        for f in order:
-            mine = [r for r in gpus[f] if r["step"] == step]
-            by = index(mine)[(step, mine[0]["name"])] if mine else {}
-            cells += [fmt_cell(by, (4096,) * 3), fmt_cell(by, (8192,) * 3)]
-        name = next(r["name"] for f in order for r in gpus[f] if r["step"] == step)
-        lines.append(f"| {step:02d} {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -325,14 +304,14 @@ def update(path, text, check):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--csv", required=True, help="the benchmark CSV, e.g. results/h200/bench.csv")
+    ap.add_argument("--csv", required=True, help="the benchmark CSV, e.g. results/h100/bench.csv")
     ap.add_argument("--results-dir", help="the folder the docs link, relative to the repository "
                                           "root (default: the CSV's folder)")
     ap.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file differs")
     args = ap.parse_args()
     # The CSV first: the folder the docs link is worked out from where it is.
     if not os.path.isfile(args.csv):
-        sys.exit(f"results_table.py: {args.csv} does not exist (the benchmark CSV, e.g. results/h200/bench.csv)")
+        sys.exit(f"results_table.py: {args.csv} does not exist (the benchmark CSV, e.g. results/h100/bench.csv)")
     folder = args.results_dir or os.path.relpath(os.path.dirname(os.path.abspath(args.csv)), ROOT)
     if folder.startswith("..") or not os.path.isdir(os.path.join(ROOT, folder)):
         sys.exit(f"results_table.py: {folder} is not a folder of the repository: the docs link the "
@@ -349,8 +328,6 @@ def main():
     results = os.path.join(ROOT, "results", "README.md")
     text = replace_between(open(results).read(), "<!-- results-table -->", "<!-- /results-table -->",
                            main_table(rows, folder), results)
-    text = replace_between(text, "<!-- gpus-side-by-side -->", "<!-- /gpus-side-by-side -->",
-                           side_by_side(rows, folder), results)
     differ |= update(results, text, args.check)
     for step_folder in sorted(d for d in os.listdir(ROOT) if re.match(r"0\d_", d)):
         step = int(step_folder[:2])
