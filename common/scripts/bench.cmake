@@ -14,8 +14,8 @@ execute_process(COMMAND ${probe} --check --m 64 --n 64 --k 64 --seed 1
                 RESULT_VARIABLE rc OUTPUT_VARIABLE said ERROR_VARIABLE said)
 if(rc EQUAL 77)
   string(REGEX REPLACE "^SKIP: ([^\n]*).*" "\\1" why "${said}")
-  message("bench: nothing measured: the benchmark needs a Hopper GPU (H100 or H200, sm_90a) "
-          "and ${why}; built: ${BUILT}")
+  message("bench: nothing measured: the benchmark needs a Hopper GPU (H100 or H200, sm_90a) and this "
+          "machine has none that runs the steps (${why}). Built: ${BUILT}")
   return()
 elseif(NOT rc EQUAL 0)
   message(FATAL_ERROR "bench: ${probe} --check on a 64x64x64 problem failed (exit ${rc}):\n${said}")
