@@ -8,7 +8,8 @@
 4. CUDA-graph capture of the op (step 07, whose stream-K schedule takes a workspace, and
    step 05) on a stream that never ran it before: replayed twice on new inputs, the same bits
    as an eager call, and the eager calls on that stream afterwards still right;
-5. a compiled linear layer on step 07 trains: its loss halves within 30 Adam steps.
+5. a compiled linear layer on step 07 trains: its loss halves within 30 Adam steps;
+6. the example of common/library/README.md runs as written and its loss falls.
 Exit 77 (ctest: skipped) with the reason when PyTorch, a GPU, or a Hopper GPU is missing.
 
     LADDER_LIBRARY=/path/to/libladder.so test_torch_gpu.py      (or after pip install .)
@@ -169,6 +170,22 @@ for _ in range(30):
     losses.append(loss.item())
 check(all(v == v for v in losses) and losses[-1] < 0.5 * losses[0],
       f"a compiled linear layer on step 07 trains: loss {losses[0]:.4g} -> {losses[-1]:.4g} in 30 Adam steps")
+
+# 6. The example of common/library/README.md runs as written: its printed losses are finite and fall.
+import contextlib  # noqa: E402
+import io  # noqa: E402
+import re  # noqa: E402
+readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common", "library", "README.md")).read()
+example = re.search(r"A linear layer on step 07, trained a few steps, compiled:\n\n```python\n(.*?)\n```", readme, re.S)
+if example is None:
+    check(False, "common/library/README.md has the example of a linear layer on step 07")
+else:
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(example.group(1), "common/library/README.md", "exec"), {})
+    losses = [float(v) for v in printed.getvalue().split()]
+    check(len(losses) == 10 and all(v == v for v in losses) and losses[-1] < losses[0],
+          f"the README's example runs: losses {[round(v, 4) for v in losses]}")
 
 if failures:
     sys.exit(f"FAIL: {len(failures)} check(s):\n  " + "\n  ".join(failures))
