@@ -29,7 +29,7 @@ RuntimeError naming the path and where it came from.
 import ctypes
 import os
 import re
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 if TYPE_CHECKING:
     import torch as _torch_types
@@ -43,7 +43,7 @@ _LIBRARY = "libladder.so"
 _ARGUMENT_ERRORS = {1: "cudaErrorInvalidValue", 101: "cudaErrorInvalidDevice"}
 MAX_DIMENSION = 2**31 - 2**16  # the largest M, N or K of the contract (ladder::kMaxDimension)
 _BF16 = "torch.bfloat16"
-_lib = None
+_lib: Optional[ctypes.CDLL] = None
 
 # The installed copies (pip install ., cmake --install) get the project's version written
 # here by CMake (ladder_install_package); in the source tree it is read from CMakeLists.txt.
@@ -142,7 +142,7 @@ def variants(step: int) -> List[str]:
     if not hasattr(lib, "ladder_variant_name"):
         raise RuntimeError(f"{library_path()} is older than this module: it cannot list variants "
                            "(rebuild it or reinstall the package)")
-    names = []
+    names: List[str] = []
     while True:
         name = lib.ladder_variant_name(step, len(names))
         if name is None:
@@ -174,14 +174,14 @@ def gemm_pointers(step: int, a: int, b: int, c: int, m: int, n: int, k: int, str
         raise (ValueError if rc in _ARGUMENT_ERRORS else RuntimeError)(message)
 
 
-def _check_step(step, variant=None):
+def _check_step(step: Any, variant: Any = None) -> None:
     if not isinstance(step, int) or isinstance(step, bool) or not 1 <= step <= 7:
         raise ValueError(f"step must be an integer 1..7, not {step!r}")
     if variant is not None and not isinstance(variant, str):
         raise ValueError(f"variant must be a str or None, not {variant!r}")
 
 
-def _check_tensors(a, b, out, devices) -> Tuple[int, int, int]:
+def _check_tensors(a: Any, b: Any, out: Any, devices: Tuple[str, ...]) -> Tuple[int, int, int]:
     """Shapes, dtypes, devices and layout; `devices` the device types accepted."""
     named = [("a", a), ("b", b)] + ([("out", out)] if out is not None else [])
     for name, t in named:
@@ -212,7 +212,7 @@ def _check_tensors(a, b, out, devices) -> Tuple[int, int, int]:
     return m, n, k
 
 
-def check_arguments(a, b, out=None, step: int = 7) -> Tuple[int, int, int]:
+def check_arguments(a: Any, b: Any, out: Any = None, step: int = 7) -> Tuple[int, int, int]:
     """The checks made before calling the library; returns (M, N, K). Works on any object with
     a tensor's attributes (dtype, dim(), shape, device, is_contiguous(), data_ptr()), so it is
     testable without PyTorch."""
@@ -228,14 +228,14 @@ def check_arguments(a, b, out=None, step: int = 7) -> Tuple[int, int, int]:
     return m, n, k
 
 
-def _launch(torch, a, b, out, step, variant):
+def _launch(torch: Any, a: Any, b: Any, out: Any, step: int, variant: Optional[str]) -> None:
     m, n, k = check_arguments(a, b, out, step)
     with torch.cuda.device(a.device):
         stream = torch.cuda.current_stream(a.device).cuda_stream
         gemm_pointers(step, a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k, stream, variant)
 
 
-def _register_operators(torch):
+def _register_operators(torch: Any) -> Tuple[Any, Any, Any]:
     """ladder::gemm (functional, with autograd) and ladder::gemm_out (writes out) as PyTorch
     operators. Registered for every device type, so that a CPU tensor reaches the checks above
     and gets their message, not the dispatcher's "could not run ... with the CPU backend"."""
@@ -300,7 +300,7 @@ def _register_operators(torch):
     return torch.ops.ladder.gemm.default, torch.ops.ladder.gemm_out.default, torch
 
 
-def _torch():
+def _torch() -> Any:
     """PyTorch, or None where it cannot be imported; the operators are registered on the first
     import that succeeds."""
     global _ops
@@ -313,7 +313,7 @@ def _torch():
     return torch
 
 
-_ops = None
+_ops: Optional[Tuple[Any, Any, Any]] = None
 _torch()  # registers torch.ops.ladder.* at import, where PyTorch is installed
 
 
