@@ -261,6 +261,12 @@ with FakeTensorMode(allow_non_fake_inputs=True) as mode:
     exported = torch.export.export(Model("cuda"), (torch.empty(32, 128, device="cuda", dtype=bf16),))
 check(count_gemms(exported.graph_module) == 2, "torch.export of the module holds the 2 ladder::gemm calls")
 
+# A second copy of the module in the process (a reload) finds the operators defined and uses them.
+import importlib  # noqa: E402
+again = importlib.reload(ladder)
+check(again._ops is not None and again._ops[0] is torch.ops.ladder.gemm.default,
+      "importlib.reload(ladder) keeps the registered operators")
+
 if failures:
     sys.exit(f"FAIL: {len(failures)} check(s):\n  " + "\n  ".join(failures))
 print("PASS: ladder::gemm is a PyTorch operator with fake tensors, autograd and torch.compile")

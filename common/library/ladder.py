@@ -241,6 +241,13 @@ def _register_operators(torch: Any) -> Tuple[Any, Any, Any]:
     and gets their message, not the dispatcher's "could not run ... with the CPU backend"."""
     from torch import Tensor
 
+    # Registered already, by another copy of this module in the process (importlib.reload, or
+    # the source tree's beside the installed one): an operator name is defined once; use it.
+    try:
+        return torch.ops.ladder.gemm.default, torch.ops.ladder.gemm_out.default, torch
+    except (AttributeError, RuntimeError):
+        pass
+
     @torch.library.custom_op("ladder::gemm", mutates_args=())
     def gemm_op(a: Tensor, b: Tensor, step: int, variant: Optional[str]) -> Tensor:
         m, n, _ = check_arguments(a, b, None, step)
