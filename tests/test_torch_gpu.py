@@ -12,12 +12,14 @@
 6. the example of common/library/README.md runs as written and its loss falls.
 Exit 77 (ctest: skipped) with the reason when PyTorch, a GPU, or a Hopper GPU is missing.
 
-    LADDER_LIBRARY=/path/to/libladder.so test_torch_gpu.py      (or after pip install .)
+    LADDER_LIBRARY=/path/to/libladder.so test_torch_gpu.py      (the source tree's module)
+    LADDER_TEST_INSTALLED=1 test_torch_gpu.py                    (the module pip installed)
 """
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common", "library"))
+if os.environ.get("LADDER_TEST_INSTALLED") != "1":
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common", "library"))
 import ladder  # noqa: E402
 
 SKIP = 77
