@@ -139,5 +139,15 @@ cudaError_t cudaMalloc(void** p, size_t) {
 cudaError_t cudaFree(void*) { return cudaSuccess; }
 cudaError_t cudaMemsetAsync(void*, int, size_t, cudaStream_t) { return record(cudaErrorInvalidValue); }
 cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamIsCapturing(cudaStream_t, cudaStreamCaptureStatus* status) {
+    *status = cudaStreamCaptureStatusNone;
+    return cudaSuccess;
+}
+cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode*) { return cudaSuccess; }
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int) {
+    *s = nullptr;
+    return record(cudaErrorInvalidValue);
+}
+cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
 
 }  // extern "C"

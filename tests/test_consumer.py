@@ -10,8 +10,10 @@
    compile every kernel a second time): they come under the ladder_ prefix, and the layouts
    target runs plot_layouts.py with a Python.
 3. find_package: `cmake --install` of the ladder build into a scratch prefix holds the
-   versioned library, the tools and ladder.py, each of which runs from there; tests/consumer
-   finds ladder 1.0 there, builds and runs, and a request for 2.0 is refused.
+   versioned library, the tools, ladder.py and the LICENSE, each of which runs from there;
+   tests/consumer finds ladder 1.0 there, builds and runs, and a request for 2.0 is refused.
+   The build folder is a package too: tests/consumer builds and runs against it
+   (-DCMAKE_PREFIX_PATH=<build>, and -Dladder_DIR=<build>), without an install.
 4. CMAKE_CUDA_ARCHITECTURES: a request the ladder cannot honour (100a) is warned about, given
    on the first configure or a later one; CMake's own default is no request.
 """
@@ -72,6 +74,8 @@ with tempfile.TemporaryDirectory() as tmp:
     for name in ("libladder.so", "libladder.so.1", "libladder.so.1.0.0", "ladder.py",
                  "cmake/ladder/ladderConfig.cmake", "cmake/ladder/ladderConfigVersion.cmake"):
         check(os.path.exists(os.path.join(libdir, name)), f"the install holds {os.path.basename(libdir)}/{name}")
+    check(os.path.isfile(os.path.join(prefix, "share", "doc", "ladder", "LICENSE")),
+          "the install holds share/doc/ladder/LICENSE")
     for tool in ("ladder-plan", "ladder-probe", "ladder-ring", "ladder-layout"):
         check(os.access(os.path.join(prefix, "bin", tool), os.X_OK), f"the install holds bin/{tool}")
     # The installed tools find the installed libladder (ladder-plan lists the steps' variants from it).
@@ -97,6 +101,17 @@ with tempfile.TemporaryDirectory() as tmp:
     said = " ".join(r.stderr.split())  # CMake wraps its messages
     check(r.returncode != 0 and 'compatible with requested version "2.0"' in said and "version: 1.0.0" in said,
           "find_package(ladder 2.0) is refused: 1.0.0 is another major version")
+
+    # The build folder as the package: ladderTargets.cmake there names the library there.
+    check(os.path.isfile(os.path.join(build, "ladderTargets.cmake")), "the build folder holds ladderTargets.cmake")
+    tree = os.path.join(tmp, "tree")
+    run(["cmake", "-S", consumer, "-B", tree, "-G", generator, f"-DCMAKE_PREFIX_PATH={build}"])
+    run(["cmake", "--build", tree])
+    out = run([os.path.join(tree, "consumer")]).stdout
+    check("ok:" in out, "-DCMAKE_PREFIX_PATH=<build folder>: find_package(ladder 1.0) gives the build's ladder::ladder, "
+                        "which links and runs")
+    r = run(["cmake", "-S", consumer, "-B", os.path.join(tmp, "tree2"), "-G", generator, f"-Dladder_DIR={build}"])
+    check("found ladder 1.0.0" in r.stdout, "-Dladder_DIR=<build folder> finds it too")
 
     # 4. An architecture the ladder cannot build for is said, not dropped; CMake's own default
     #    (the first configure without a request) is none.

@@ -100,6 +100,30 @@ raises(ValueError, "foo", ladder.gemm_pointers, 6, 0x10000, 0x20000, 0x30000, 64
        variant="foo")
 if sorted(ladder.steps()) != list(range(1, 8)):
     failures.append(f"steps() lists every step: {ladder.steps()}")
+
+# __version__ is the project's (CMakeLists.txt); variants() lists what the library registered,
+# each name one that the library takes (without a GPU it gets past the variant lookup).
+import re  # noqa: E402
+cmake_lists = os.path.join(module_dir, "..", "..", "CMakeLists.txt")
+version = re.search(r"project\(hopper_gemm_ladder VERSION ([0-9.]+)", open(cmake_lists).read()).group(1)
+if ladder.__version__ != version:
+    failures.append(f"ladder.__version__ is {ladder.__version__!r}, CMakeLists.txt says {version}")
+for step, want in [(1, [""]), (2, ["", "pipeline"]), (3, ["", "barrier", "bulk1d"]), (6, ["cooperative", "pingpong"])]:
+    if ladder.variants(step) != want:
+        failures.append(f"variants({step}) = {ladder.variants(step)}, not {want}")
+seven = ladder.variants(7)
+if not seven[0] or not {"lesson", "cg"} <= set(seven) or len(set(seven)) != len(seven):
+    failures.append(f"variants(7) = {seven}: a named default first, 'lesson' and 'cg' among them, no name twice")
+print(f"ok   ladder {ladder.__version__}; variants: {[ladder.variants(s) for s in sorted(ladder.steps())]}")
+for step in sorted(ladder.steps()):
+    for name in ladder.variants(step):
+        try:
+            ladder.gemm_pointers(step, 0x10000, 0x20000, 0x30000, 64, 64, 64, variant=name)
+        except (RuntimeError, ValueError) as e:
+            if "has no variant" in str(e):
+                failures.append(f"variants({step}) lists {name!r}, which the library does not take: {e}")
+raises(ValueError, "step must be an integer 1..7, not 0", ladder.variants, 0)
+raises(ValueError, "step must be an integer 1..7, not '7'", ladder.variants, "7")
 # Valid arguments at addresses that are not device memory: without a GPU the library says so
 # (RuntimeError, nothing wrong with the arguments); with one, the addresses are refused.
 try:
@@ -135,8 +159,9 @@ one_exception(fresh_python("import ladder; ladder.steps()", "/nonexistent/liblad
               "LADDER_LIBRARY=/nonexistent/libladder.so: no such file")
 one_exception(fresh_python("import ladder; ladder.steps()", os.path.abspath(__file__)), "RuntimeError",
               f"LADDER_LIBRARY={os.path.abspath(__file__)}: cannot be loaded")
-# Without PyTorch: importing works, gemm() says what it needs.
-one_exception(fresh_python("import sys; sys.modules['torch'] = None; import ladder; ladder.gemm(None, None)",
+# Without PyTorch: importing works (with its version, and no operator), gemm() says what it needs.
+one_exception(fresh_python("import sys; sys.modules['torch'] = None; import ladder; "
+                           "assert ladder.__version__ and ladder._ops is None; ladder.gemm(None, None)",
                            os.environ.get("LADDER_LIBRARY", "")), "ImportError", "ladder.gemm needs PyTorch")
 
 try:

@@ -75,3 +75,10 @@ extern "C" int ladder_step_available(int step) {
     const ladder::Step* s = ladder::find_step(step);
     return s != nullptr && ladder::step_built(*s);
 }
+
+extern "C" const char* ladder_variant_name(int step, int index) {
+    const ladder::Step* s = ladder::find_step(step);
+    if (s == nullptr || !ladder::step_built(*s) || index < 0 || index >= ladder::kMaxVariants)
+        return nullptr;
+    return s->variants[index].name;  // nullptr past the last variant (registry.h)
+}

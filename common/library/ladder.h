@@ -54,6 +54,12 @@ const char* ladder_step_name(int step);
 /* 1 if the step's code is built into this library, else 0. */
 int ladder_step_available(int step);
 
+/* The name of variant `index` of a built step: index 0 is the step's default ("" where its
+ * default schedule has no name), then the others in the order step-N lists them; NULL for
+ * an index past the last, a step out of range or a step not built. Step 07's "tile<R>x<C>"
+ * names are not variants of their own and are not listed. */
+const char* ladder_variant_name(int step, int index);
+
 #ifdef __cplusplus
 }
 #endif

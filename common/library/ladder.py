@@ -6,20 +6,33 @@
     c = ladder.gemm(a, b, step=7)             # a new (4096, 4096) bf16 tensor
     ladder.gemm(a, b, step=5, out=c)          # or into an existing one
 
-The kernels run through libladder.so's C API (common/library/ladder.h) on PyTorch's current stream
-of the tensors' device. Arguments are checked here first, so that a mistake raises a Python
-exception naming the argument: TypeError (not a tensor, not bf16), ValueError (shape,
-device, layout, alignment, a size out of range, a step or variant that does not exist);
-errors the library reports raise ValueError (invalid arguments) or RuntimeError (everything
-else, e.g. no GPU that can run the step), with the library's message. gemm() needs PyTorch
-(ImportError when it is not installed); the rest of the module does not.
+With PyTorch installed, importing this module registers the PyTorch operators ladder::gemm
+and ladder::gemm_out (torch.ops.ladder.*), which ladder.gemm calls: they have a fake
+implementation (shapes and dtypes, so FakeTensor, torch.compile and torch.export trace them
+without running a kernel) and ladder::gemm has a backward made of two more GEMMs of the same
+step, so gradients flow. The kernels run through libladder.so's C API
+(common/library/ladder.h) on PyTorch's current stream of the tensors' device, which is what
+CUDA-graph capture records.
 
-The library: libladder.so next to this file (where `pip install .` and `cmake --install` put
-it), else $LADDER_LIBRARY, else build/libladder.so of this repository; a library that cannot
-be found or loaded raises RuntimeError naming the path and where it came from.
+Arguments are checked before any kernel runs, so that a mistake raises a Python exception
+naming the argument and what it must be: TypeError (not a tensor, not bf16), ValueError
+(shape, device, layout, alignment, a size out of range, a step or variant that does not
+exist); errors the library reports raise ValueError (invalid arguments) or RuntimeError
+(everything else, e.g. no GPU that can run the step), with the library's message. gemm()
+needs PyTorch (ImportError when it is not installed); the rest of the module does not.
+
+The library: $LADDER_LIBRARY when it is set (a path that is not a file is refused), else
+libladder.so next to this file (where `pip install .` and `cmake --install` put it), else
+build/libladder.so of this repository; a library that cannot be found or loaded raises
+RuntimeError naming the path and where it came from.
 """
 import ctypes
 import os
+import re
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+
+if TYPE_CHECKING:
+    import torch as _torch_types
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _LIBRARY = "libladder.so"
@@ -30,21 +43,50 @@ _LIBRARY = "libladder.so"
 _ARGUMENT_ERRORS = {1: "cudaErrorInvalidValue", 101: "cudaErrorInvalidDevice"}
 MAX_DIMENSION = 2**31 - 2**16  # the largest M, N or K of the contract (ladder::kMaxDimension)
 _BF16 = "torch.bfloat16"
-_lib = None
+_lib: Optional[ctypes.CDLL] = None
+
+# The installed copies (pip install ., cmake --install) get the project's version written
+# here by CMake (ladder_install_package); in the source tree it is read from CMakeLists.txt.
+_BUILT_VERSION = None
 
 
-def library_path():
-    """Where libladder.so is loaded from: next to this file, else $LADDER_LIBRARY, else build/ of
-    the repository this file is in. Raises RuntimeError naming what was tried."""
-    beside = os.path.join(_HERE, _LIBRARY)
-    if os.path.exists(beside):
-        return beside
+def _version() -> str:
+    if _BUILT_VERSION:
+        return _BUILT_VERSION
+    try:
+        with open(os.path.join(_HERE, "..", "..", "CMakeLists.txt")) as f:
+            found = re.search(r"project\(hopper_gemm_ladder VERSION ([0-9.]+)", f.read())
+        if found:
+            return found.group(1)
+    except OSError:
+        pass
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+        try:
+            return version("hopper-gemm-ladder")
+        except PackageNotFoundError:
+            pass
+    except ImportError:
+        pass
+    return "unknown"
+
+
+__version__ = _version()
+
+
+def library_path() -> str:
+    """Where libladder.so is loaded from: $LADDER_LIBRARY when set, else next to this file, else
+    build/ of the repository this file is in. Raises RuntimeError naming what was tried."""
     variable = os.environ.get("LADDER_LIBRARY")
     if variable:
         if not os.path.isfile(variable):
             raise RuntimeError(f"LADDER_LIBRARY={variable}: no such file (point it at the built libladder.so, "
-                               "e.g. build/libladder.so)")
+                               "e.g. build/libladder.so, or unset it to use the library installed with "
+                               "this module)")
         return variable
+    beside = os.path.join(_HERE, _LIBRARY)
+    if os.path.exists(beside):
+        return beside
     built = os.path.normpath(os.path.join(_HERE, "..", "..", "build", _LIBRARY))
     if os.path.exists(built):
         return built
@@ -53,7 +95,7 @@ def library_path():
                        "to the library's path")
 
 
-def library():
+def library() -> ctypes.CDLL:
     """libladder.so, loaded once, with the C API's signatures declared."""
     global _lib
     if _lib is None:
@@ -74,18 +116,42 @@ def library():
         lib.ladder_step_name.restype = ctypes.c_char_p
         lib.ladder_step_name.argtypes = [ctypes.c_int]
         lib.ladder_step_available.argtypes = [ctypes.c_int]
+        if hasattr(lib, "ladder_variant_name"):  # a library older than this module lacks it
+            lib.ladder_variant_name.restype = ctypes.c_char_p
+            lib.ladder_variant_name.argtypes = [ctypes.c_int, ctypes.c_int]
         _lib = lib
     return _lib
 
 
-def steps():
+def steps() -> Dict[int, str]:
     """{step number: folder name} of the steps built into the library."""
     lib = library()
     return {s: lib.ladder_step_name(s).decode() for s in range(1, lib.ladder_step_count() + 1)
             if lib.ladder_step_available(s)}
 
 
-def gemm_pointers(step, a, b, c, m, n, k, stream=0, variant=None):
+def variants(step: int) -> List[str]:
+    """The variant names of a built step, the default first ("" where the default schedule has
+    no name), as gemm(variant=...) takes them. Step 07's "tile<R>x<C>" names (its default on one
+    tile) are not listed. Raises ValueError for a step that does not exist or is not built."""
+    lib = library()
+    if not isinstance(step, int) or isinstance(step, bool) or not 1 <= step <= lib.ladder_step_count():
+        raise ValueError(f"step must be an integer 1..{lib.ladder_step_count()}, not {step!r}")
+    if not lib.ladder_step_available(step):
+        raise ValueError(f"step {step} is not built into {library_path()} (built: {sorted(steps())})")
+    if not hasattr(lib, "ladder_variant_name"):
+        raise RuntimeError(f"{library_path()} is older than this module: it cannot list variants "
+                           "(rebuild it or reinstall the package)")
+    names: List[str] = []
+    while True:
+        name = lib.ladder_variant_name(step, len(names))
+        if name is None:
+            return names
+        names.append(name.decode())
+
+
+def gemm_pointers(step: int, a: int, b: int, c: int, m: int, n: int, k: int, stream: int = 0,
+                  variant: Optional[str] = None) -> None:
     """The C API on raw device pointers (integers): C[m,n] = A[m,k] @ B[n,k].T. Raises
     ValueError for arguments the contract refuses (checked here, or by the library, with its
     message) and RuntimeError for the library's other refusals (no GPU, a fault)."""
@@ -108,27 +174,28 @@ def gemm_pointers(step, a, b, c, m, n, k, stream=0, variant=None):
         raise (ValueError if rc in _ARGUMENT_ERRORS else RuntimeError)(message)
 
 
-def check_arguments(a, b, out=None, step=7):
-    """The checks gemm() makes before calling the library; returns (M, N, K). Works on any
-    object with a tensor's attributes (dtype, dim(), shape, device, is_contiguous(),
-    data_ptr()), so it is testable without PyTorch."""
+def _check_step(step: Any, variant: Any = None) -> None:
     if not isinstance(step, int) or isinstance(step, bool) or not 1 <= step <= 7:
         raise ValueError(f"step must be an integer 1..7, not {step!r}")
+    if variant is not None and not isinstance(variant, str):
+        raise ValueError(f"variant must be a str or None, not {variant!r}")
+
+
+def _check_tensors(a: Any, b: Any, out: Any, devices: Tuple[str, ...]) -> Tuple[int, int, int]:
+    """Shapes, dtypes, devices and layout; `devices` the device types accepted."""
     named = [("a", a), ("b", b)] + ([("out", out)] if out is not None else [])
     for name, t in named:
-        if not all(hasattr(t, attr) for attr in ("dtype", "dim", "shape", "device", "is_contiguous", "data_ptr")):
+        if not all(hasattr(t, attr) for attr in ("dtype", "dim", "shape", "device", "is_contiguous")):
             raise TypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
         if str(t.dtype) != _BF16:
             raise TypeError(f"{name} must be torch.bfloat16, not {t.dtype} (convert with .bfloat16())")
         if t.dim() != 2:
             raise ValueError(f"{name} must be 2-D, not {t.dim()}-D with shape {tuple(t.shape)}")
-        if t.device.type != "cuda":
+        if t.device.type not in devices:
             raise ValueError(f"{name} must be on a CUDA device, not {t.device} (move it with .cuda())")
         if not t.is_contiguous():
-            raise ValueError(f"{name} must be contiguous (row-major, packed): call .contiguous()")
-        if t.data_ptr() % 16:
-            raise ValueError(f"{name} must start 16-byte aligned (its data pointer is 0x{t.data_ptr():x}); "
-                             "a slice that starts mid-row is not: .clone() it")
+            raise ValueError(f"{name} must be contiguous (row-major, packed), not a view with strides "
+                             f"{tuple(t.stride()) if hasattr(t, 'stride') else '?'}: call .contiguous()")
     for name, t in named[1:]:
         if t.device != a.device:
             raise ValueError(f"a and {name} must be on the same device ({a.device} vs {t.device})")
@@ -145,20 +212,138 @@ def check_arguments(a, b, out=None, step=7):
     return m, n, k
 
 
-def gemm(a, b, step=7, variant=None, out=None):
-    """C = a @ b.T for bf16 CUDA tensors a (M x K) and b (N x K), computed by `step` (1..7)
-    and its `variant` (e.g. "pingpong" of step 6; None: the step's default). Returns `out`,
-    filled, or a new M x N bf16 tensor. Runs on torch.cuda.current_stream() of a's device."""
-    try:
-        import torch
-    except ImportError as e:
-        raise ImportError(f"ladder.gemm needs PyTorch, which this Python cannot import ({e}): pip install "
-                          "torch; ladder.gemm_pointers takes raw device pointers without it") from None
+def check_arguments(a: Any, b: Any, out: Any = None, step: int = 7) -> Tuple[int, int, int]:
+    """The checks made before calling the library; returns (M, N, K). Works on any object with
+    a tensor's attributes (dtype, dim(), shape, device, is_contiguous(), data_ptr()), so it is
+    testable without PyTorch."""
+    _check_step(step)
+    for name, t in [("a", a), ("b", b)] + ([("out", out)] if out is not None else []):
+        if not hasattr(t, "data_ptr"):
+            raise TypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
+    m, n, k = _check_tensors(a, b, out, ("cuda",))
+    for name, t in [("a", a), ("b", b)] + ([("out", out)] if out is not None else []):
+        if t.data_ptr() % 16:
+            raise ValueError(f"{name} must start 16-byte aligned (its data pointer is 0x{t.data_ptr():x}); "
+                             "a slice that starts mid-row is not: .clone() it")
+    return m, n, k
 
+
+def _launch(torch: Any, a: Any, b: Any, out: Any, step: int, variant: Optional[str]) -> None:
     m, n, k = check_arguments(a, b, out, step)
-    if out is None:
-        out = torch.empty((m, n), dtype=torch.bfloat16, device=a.device)
     with torch.cuda.device(a.device):
         stream = torch.cuda.current_stream(a.device).cuda_stream
         gemm_pointers(step, a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k, stream, variant)
+
+
+def _register_operators(torch: Any) -> Tuple[Any, Any, Any]:
+    """ladder::gemm (functional, with autograd) and ladder::gemm_out (writes out) as PyTorch
+    operators. Registered for every device type, so that a CPU tensor reaches the checks above
+    and gets their message, not the dispatcher's "could not run ... with the CPU backend"."""
+    from torch import Tensor
+
+    # Registered already, by another copy of this module in the process (importlib.reload, or
+    # the source tree's beside the installed one): an operator name is defined once; use it.
+    try:
+        return torch.ops.ladder.gemm.default, torch.ops.ladder.gemm_out.default, torch
+    except (AttributeError, RuntimeError):
+        pass
+
+    @torch.library.custom_op("ladder::gemm", mutates_args=())
+    def gemm_op(a: Tensor, b: Tensor, step: int, variant: Optional[str]) -> Tensor:
+        m, n, _ = check_arguments(a, b, None, step)
+        out = torch.empty((m, n), dtype=torch.bfloat16, device=a.device)
+        _launch(torch, a, b, out, step, variant)
+        return out
+
+    @torch.library.custom_op("ladder::gemm_out", mutates_args=("out",))
+    def gemm_out_op(a: Tensor, b: Tensor, step: int, variant: Optional[str], out: Tensor) -> None:
+        _launch(torch, a, b, out, step, variant)
+
+    # The fake implementations: the same checks but for the data pointer (a fake tensor has
+    # none), on CUDA tensors or meta ones (shapes only, any machine).
+    @gemm_op.register_fake
+    def _(a, b, step, variant):
+        _check_step(step, variant)
+        m, n, _ = _check_tensors(a, b, None, ("cuda", "meta"))
+        return a.new_empty((m, n))
+
+    @gemm_out_op.register_fake
+    def _(a, b, step, variant, out):
+        _check_step(step, variant)
+        _check_tensors(a, b, out, ("cuda", "meta"))
+
+    def tn(x, y, step, variant):
+        """x @ y.T through the op, for x [P, R] and y [Q, R] in any layout: both made packed
+        and 16-byte aligned, R padded with zero columns to a multiple of 8 (zeros add nothing
+        to the dot products), as the contract wants."""
+        r = x.shape[1]
+        pad = max(8, -(-r // 8) * 8) - r
+        if pad:
+            x = torch.nn.functional.pad(x, (0, pad))
+            y = torch.nn.functional.pad(y, (0, pad))
+        x = x.contiguous()
+        y = y.contiguous()
+        # A packed view can still start mid-row of its storage (16 bytes = 8 bf16 elements).
+        if x.storage_offset() % 8:
+            x = x.clone()
+        if y.storage_offset() % 8:
+            y = y.clone()
+        return torch.ops.ladder.gemm.default(x, y, step, variant)
+
+    def setup_context(ctx, inputs, output):
+        a, b, step, variant = inputs
+        ctx.step, ctx.variant = step, variant
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None)
+
+    def backward(ctx, grad):
+        # C = A·Bᵀ, so dA = dC·B and dB = dCᵀ·A, each a TN problem of this same op:
+        # dA[M,K] = dC[M,N] · (Bᵀ[K,N])ᵀ and dB[N,K] = dCᵀ[N,M] · (Aᵀ[K,M])ᵀ.
+        a, b = ctx.saved_tensors
+        grad_a = tn(grad, b.t(), ctx.step, ctx.variant) if ctx.needs_input_grad[0] else None
+        grad_b = tn(grad.t(), a.t(), ctx.step, ctx.variant) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b, None, None
+
+    gemm_op.register_autograd(backward, setup_context=setup_context)
+    return torch.ops.ladder.gemm.default, torch.ops.ladder.gemm_out.default, torch
+
+
+def _torch() -> Any:
+    """PyTorch, or None where it cannot be imported; the operators are registered on the first
+    import that succeeds."""
+    global _ops
+    try:
+        import torch
+    except ImportError:
+        return None
+    if _ops is None and hasattr(torch, "library") and hasattr(torch.library, "custom_op"):
+        _ops = _register_operators(torch)
+    return torch
+
+
+_ops: Optional[Tuple[Any, Any, Any]] = None
+_torch()  # registers torch.ops.ladder.* at import, where PyTorch is installed
+
+
+def gemm(a: "_torch_types.Tensor", b: "_torch_types.Tensor", step: int = 7, variant: Optional[str] = None,
+         out: Optional["_torch_types.Tensor"] = None) -> "_torch_types.Tensor":
+    """C = a @ b.T for bf16 CUDA tensors a (M x K) and b (N x K), computed by `step` (1..7)
+    and its `variant` (e.g. "pingpong" of step 6; None: the step's default). Returns `out`,
+    filled, or a new M x N bf16 tensor. Runs on torch.cuda.current_stream() of a's device.
+    Differentiable (without out=) and traceable: it calls the operator torch.ops.ladder.gemm
+    (torch.ops.ladder.gemm_out with out=)."""
+    if _ops is None:  # (only reads the global when registered, which torch.compile traces)
+        torch = _torch()
+        if torch is None:
+            raise ImportError("ladder.gemm needs PyTorch, which this Python cannot import: pip install torch; "
+                              "ladder.gemm_pointers takes raw device pointers without it")
+        if _ops is None:
+            raise ImportError(f"ladder.gemm needs PyTorch 2.4 or newer (torch.library.custom_op); this is "
+                              f"{torch.__version__}")
+    _check_step(step, variant)
+    if out is None:
+        return _ops[0](a, b, step, variant)
+    if _ops[2].is_grad_enabled() and any(getattr(t, "requires_grad", False) for t in (a, b)):
+        raise RuntimeError("ladder.gemm with out= does not record gradients, and a or b requires grad: "
+                           "drop out= (or run under torch.no_grad())")
+    _ops[1](a, b, step, variant, out)
     return out

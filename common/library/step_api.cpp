@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <vector>
 #include <utility>
 
 namespace ladder {
@@ -203,9 +204,28 @@ namespace {
 struct Workspace {
     void* data = nullptr;
     size_t bytes = 0;
+    bool in_graph = false;  // handed out while the stream was being captured into a CUDA graph
 };
 std::mutex g_workspace_mutex;
 std::map<std::pair<int, cudaStream_t>, Workspace> g_workspaces;
+// Workspaces replaced by larger ones that a CUDA graph may still launch kernels on (every
+// replay reuses the addresses it was captured with): never freed.
+std::vector<void*> g_retired;
+
+// Zeroes `bytes` at `data` now, outside the capture under way on the caller's stream: a
+// memset on that stream would only be recorded into the graph, and the launches after the
+// capture must find the buffer zero too. A stream of its own, which takes no part in the
+// capture, does it; the caller has switched this thread to the relaxed capture mode, in
+// which the synchronizing calls are allowed (CUDA Runtime API, cudaStreamBeginCapture).
+cudaError_t zero_outside_capture(void* data, size_t bytes) {
+    cudaStream_t own = nullptr;
+    if (cudaError_t err = cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking); err != cudaSuccess)
+        return err;
+    cudaError_t err = cudaMemsetAsync(data, 0, bytes, own);
+    if (err == cudaSuccess) err = cudaStreamSynchronize(own);
+    cudaStreamDestroy(own);
+    return err;
+}
 
 // The caller's workspace of this thread's current call (CallerWorkspace), if any.
 thread_local Workspace t_caller{};
@@ -236,30 +256,49 @@ cudaError_t stream_workspace(const char* step, cudaStream_t stream, size_t bytes
     int device = 0;
     if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess)
         return fail(err, "%s: cudaGetDevice: %s", step, cudaGetErrorString(err));
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (cudaError_t err = cudaStreamIsCapturing(stream, &capture); err != cudaSuccess)
+        return fail(err, "%s: cudaStreamIsCapturing: %s", step, cudaGetErrorString(err));
+    const bool capturing = capture != cudaStreamCaptureStatusNone;
     std::lock_guard<std::mutex> lock(g_workspace_mutex);
     Workspace& w = g_workspaces[{device, stream}];
     if (w.bytes < bytes) {
         if (w.data != nullptr) {
-            // Earlier launches on this stream may still be using the smaller buffer.
-            if (cudaError_t err = cudaStreamSynchronize(stream); err != cudaSuccess)
-                return fail(err, "%s: cudaStreamSynchronize: %s", step, cudaGetErrorString(err));
-            if (cudaError_t err = cudaFree(w.data); err != cudaSuccess)
-                return fail(err, "%s: cudaFree: %s", step, cudaGetErrorString(err));
+            if (w.in_graph || capturing) {
+                // A graph holds its address, or launches queued before this capture may still
+                // run on it (and a capture cannot wait for them): keep it.
+                g_retired.push_back(w.data);
+            } else {
+                // Earlier launches on this stream may still be using the smaller buffer.
+                if (cudaError_t err = cudaStreamSynchronize(stream); err != cudaSuccess)
+                    return fail(err, "%s: cudaStreamSynchronize: %s", step, cudaGetErrorString(err));
+                if (cudaError_t err = cudaFree(w.data); err != cudaSuccess)
+                    return fail(err, "%s: cudaFree: %s", step, cudaGetErrorString(err));
+            }
             w = {};
         }
+        // During a capture in the global mode (PyTorch's default), cudaMalloc is refused as
+        // potentially unsafe: this thread allows it for the allocation and the zeroing.
+        cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+        if (capturing) cudaThreadExchangeStreamCaptureMode(&mode);
         void* data = nullptr;
-        if (cudaError_t err = cudaMalloc(&data, bytes); err != cudaSuccess) {
-            cudaGetLastError();  // out of memory is not sticky: leave no trace for the next call
-            return fail(err, "%s: cannot allocate a %zu-byte workspace on device %d: %s", step,
-                        bytes, device, cudaGetErrorString(err));
+        cudaError_t err = cudaMalloc(&data, bytes);
+        const char* what = "cudaMalloc";
+        if (err == cudaSuccess) {
+            // Zero before the first kernel that uses it: ordered on the same stream.
+            err = capturing ? zero_outside_capture(data, bytes) : cudaMemsetAsync(data, 0, bytes, stream);
+            what = "zeroing it";
+            if (err != cudaSuccess) cudaFree(data);
         }
-        // Zero before the first kernel that uses it: ordered on the same stream.
-        if (cudaError_t err = cudaMemsetAsync(data, 0, bytes, stream); err != cudaSuccess) {
-            cudaFree(data);
-            return fail(err, "%s: cudaMemsetAsync: %s", step, cudaGetErrorString(err));
+        if (capturing) cudaThreadExchangeStreamCaptureMode(&mode);
+        if (err != cudaSuccess) {
+            cudaGetLastError();  // out of memory is not sticky: leave no trace for the next call
+            return fail(err, "%s: cannot allocate a %zu-byte workspace on device %d (%s): %s", step, bytes,
+                        device, what, cudaGetErrorString(err));
         }
         w = {data, bytes};
     }
+    w.in_graph = w.in_graph || capturing;
     *out = w.data;
     return cudaSuccess;
 }
