@@ -4,7 +4,7 @@
 # then compute-sanitizer memcheck, racecheck and synccheck on small shapes (a solution
 # that gives the right numbers by luck of timing, or breaks a barrier rule, fails here);
 # each command under a time limit, and on failure a hint that says where to look.
-#   run_exercise.sh <step> <source file> <ladder_gpu_tests> <step executable>
+#   run_exercise.sh <step> <source file> <ladder_gpu_tests or -> <step executable>
 # Exit 0 pass (printing "PASS: exercise <step>"), 1 fail, also when this machine has no GPU
 # for the step: an exercise that was not checked must not read as passed.
 # Before anything runs, the source file must differ from the step's reference solution only
@@ -95,7 +95,10 @@ fi
 #    stress its pipeline (K of one k-block, of STAGES +- 1 k-blocks, a K tail, M and N one
 #    past a tile), and every case twice (the two runs must agree bit for bit).
 tests_rc=-1  # not run: the step executable failed first
-if [ "$exe_rc" -eq 0 ]; then
+if [ "$exe_rc" -eq 0 ] && [ "$gpu_tests" = - ]; then
+  tests_rc=0  # run_mutant.sh: the executable's shapes and the sanitizers must catch it
+  echo "(GoogleTest cases not run: $0 was given - for them)"
+elif [ "$exe_rc" -eq 0 ]; then
   run "$gpu_tests" --gtest_filter="$gtest_filter" --gtest_brief=1
   tests_rc=$?
 fi
