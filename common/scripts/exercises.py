@@ -476,7 +476,8 @@ def frame_errors(submission_path, pristine_path):
             errors.append(f"{where}: edited outside the exercise regions (differs from "
                           f"{pristine_path}:{j1 + 1}-{j2})")
         else:
-            at = origin[i1 - 1] + 2 if i1 > 0 else 1
+            before = origin[i1 - 1] if i1 > 0 else None
+            at = (before.end if isinstance(before, Region) else before) + 2 if before is not None else 1
             errors.append(f"{submission_path}:{at}: lines {j1 + 1}-{j2} of {pristine_path} were "
                           f"removed outside the exercise regions")
     return errors
