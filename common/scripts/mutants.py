@@ -33,6 +33,7 @@ import exercises  # noqa: E402
 
 MUTANTS = "tests/fixtures/exercises/mutants"
 SOLUTIONS = "tests/fixtures/exercises/solutions"
+CLASS = "tests/fixtures/exercises/class"
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
@@ -154,6 +155,14 @@ def check(root):
             out.write_text("".join(result), encoding="utf-8")
             for e in exercises.frame_errors(out, solution):
                 errors.append(f"{path}: {e}")
+    # The grader's demonstration class (tests/fixtures/exercises/class/<folder>/*.patch):
+    # submissions that do not compile, loop or edit outside the regions. They must apply too.
+    for path in sorted((root / CLASS).glob("[0-9][0-9]_*/*.patch")):
+        solution = root / SOLUTIONS / f"{path.parent.name}.cu"
+        try:
+            apply_patch(exercises.read_lines(solution), path.read_text(encoding="utf-8"))
+        except (PatchError, OSError) as e:
+            errors.append(f"{path}: does not apply to {solution}: {e}")
     return errors, len(found)
 
 
