@@ -14,6 +14,11 @@ to the next line containing
         (difflib, line by line: every difference must lie inside a region). Exit 1 with
         file:line messages otherwise.
 
+    python3 common/scripts/exercises.py frame STUDENT.cu --against EXERCISE.cu
+        A student's file against the one handed out: the same regions (titles, in order)
+        and every line outside them the same, the fixed lines included (below). Exit 1
+        with file:line messages otherwise. The exercise check and the grader run it.
+
     python3 common/scripts/exercises.py sync [--root DIR] [--base REV] [--dry-run] [FILE.cu ...]
         Rewrite each exercise.cu from the CURRENT gemm.cu, keeping every region's text,
         each placed where the lines it replaced now are. The exercise was made from some
@@ -37,6 +42,11 @@ first dot.
 
 A student may run `check` on their own exercise.cu: it passes as long as they only edited
 inside the regions.
+
+Fixed lines: a line of an exercise (or its solution) outside every region that calls
+LADDER_EXERCISE_DELAY(...) (common/kernel/exercise_delay.cuh: the exercise build's delay at
+a named point) is not in gemm.cu. `check` and `sync` treat it as a one-line region of its
+own (kept where it is, never the student's); `frame` requires it word for word.
 
 Variants are kept the same way. A variant file NN_*/gemm_<name>.cu is the step's gemm.cu
 with regions from

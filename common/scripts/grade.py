@@ -428,7 +428,8 @@ def grade(step, submissions, out, runner, bench=True, log=print):
         else:
             r.status = "rejected: edits outside the exercise regions"
         if problems:
-            r.built, r.hint = "not tried", problems[0].replace(str(work) + "/", "")
+            r.built = "not tried"
+            r.hint = problems[0].replace(str(work) + "/", "").replace(str(out) + "/", "")
             (out / r.log).write_text("\n".join(problems) + "\n", encoding="utf-8")
             continue
         prepared.append((r, src, work))
