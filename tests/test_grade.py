@@ -160,6 +160,15 @@ class Grader(unittest.TestCase):
                          "TIME LIMIT: these commands ran past")
         self.assertEqual(grade.first_hint("all fine\n"), "")
 
+    def test_tree_without_git(self):
+        tree = self.tmp / "tree"
+        for rel in ("04_x/gemm.cu", "tests/run_exercise.sh", "build-ex/step-4", ".git/HEAD",
+                    "results/h100/bench.csv", "out/gradebook.md"):
+            (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tree / rel).write_text("x")
+        self.assertEqual(sorted(grade.tree_files(tree, tree / "out")),
+                         ["04_x/gemm.cu", "tests/run_exercise.sh"])
+
     def test_library_calls(self):
         path = self.tmp / f"{FOLDER}.cu"
         for call, what in (("#include <cublas_v2.h>", "#include"), ("cutlass::gemm::Gemm g;", "CUTLASS"),

@@ -205,6 +205,24 @@ def write_gradebook(results, shapes, reference, out):
 
 
 # ---- the parts that build and run ----------------------------------------------------------
+def tree_files(root, out):
+    """The files of the clean tree: git's tracked files, or, outside a git checkout, every
+    file but build folders, hidden ones, results/ and the grader's own output."""
+    files = subprocess.run(["git", "-C", str(root), "ls-files", "-z"], capture_output=True)
+    if files.returncode == 0 and files.stdout:
+        names = [n for n in files.stdout.decode().split("\0") if n]
+    else:
+        names = []
+        out = pathlib.Path(out).resolve()
+        for folder, dirs, found in os.walk(root):
+            here = pathlib.Path(folder)
+            dirs[:] = sorted(d for d in dirs if not d.startswith((".", "build", "__pycache__"))
+                             and not (here == root and d == "results")
+                             and (here / d).resolve() != out)
+            names += [str((here / f).relative_to(root)) for f in sorted(found)]
+    return [n for n in names if (pathlib.Path(root) / n).is_file()]
+
+
 class Runner:
     """Builds a submission alone and runs the check and the bench. The CPU tests replace it
     with a fake (tests/test_grade.py)."""
@@ -223,12 +241,7 @@ class Runner:
         for d in (self.tree, self.build):
             if d.exists():
                 shutil.rmtree(d)
-        files = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True)
-        if files.returncode != 0:
-            raise RuntimeError("git ls-files failed: run the grader from a git checkout")
-        for rel in files.stdout.decode().split("\0"):
-            if not rel or not (ROOT / rel).is_file():
-                continue
+        for rel in tree_files(ROOT, self.out):
             dst = self.tree / rel
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / rel, dst)
