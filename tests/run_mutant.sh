@@ -22,6 +22,10 @@ out=$("$here/run_exercise.sh" "$step" "$source_file" - "$exe" 2>&1)
 rc=$?
 echo "$out"
 echo "----"
+if grep -q "was NOT checked" <<<"$out"; then
+  echo "NOT CHECKED: the exercise check could not run here (above), so this mutant proves nothing"
+  exit 1
+fi
 if [ "$rc" -eq 0 ]; then
   echo "MUTANT PASSED: the exercise check accepted this wrong solution (${mistake})"
   exit 1
