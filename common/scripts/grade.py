@@ -25,7 +25,7 @@ A submission is one exercise.cu per student: DIR/<student>/exercise.cu or DIR/<s
 Steps 4 and 5 hold the GPU lock (--lock, default OUT/gpu.lock, flock): one student at a
 time, also across several graders on one machine. Builds run --jobs at a time.
 
-Isolation: every student gets OUT/work/<student>/ (mode 0700). The clean tree and its
+Isolation: every student gets a folder <tmp>/ladder-grade-*/<student>/ (mode 0700). The clean tree and its
 builds (OUT/tree, OUT/build: they hold the reference solutions) are mode 0700 too. Run
 as root, the grader runs each student's program as --user (default nobody) through
 setpriv (or runuser), with the student's folder chowned to that user: it can read its own
@@ -232,7 +232,13 @@ class Runner:
         self.user, self.shapes, self.lock_path, self.jobs, self.log = user, shapes, lock, jobs, log
         self.tree = self.out / "tree"
         self.build = self.out / "build"
-        self.kit = self.out / "kit"
+        # The students' folders and the check's kit live where the unprivileged user can
+        # reach them whatever the permissions of the folders above OUT: a fresh folder in
+        # the system's temporary directory (mode 0711: no listing).
+        import tempfile
+        self.scratch = pathlib.Path(tempfile.mkdtemp(prefix="ladder-grade-"))
+        os.chmod(self.scratch, 0o711)
+        self.kit = self.scratch / "kit"
         self.folder = None
 
     # The clean tree, the base build (the reference solution, so that the step's other
@@ -397,12 +403,13 @@ def grade(step, submissions, out, runner, bench=True, log=print):
     out = pathlib.Path(out)
     (out / "logs").mkdir(parents=True, exist_ok=True)
     os.chmod(out / "logs", 0o700)
-    (out / "work").mkdir(parents=True, exist_ok=True)
-    os.chmod(out / "work", 0o711)  # each student's folder inside is its own
+    work_root = getattr(runner, "scratch", out / "work")
+    work_root.mkdir(parents=True, exist_ok=True)
+    os.chmod(work_root, 0o711)  # each student's folder inside is its own
     pristine = runner.prepare()
 
     # The reference solution, through the same path as every submission.
-    ref_work = out / "work" / "_reference"
+    ref_work = work_root / "_reference"
     if ref_work.exists():
         shutil.rmtree(ref_work)
     ref_work.mkdir(mode=0o700)
@@ -427,7 +434,7 @@ def grade(step, submissions, out, runner, bench=True, log=print):
     for student, path in submissions:
         r = Result(student=student, log=f"logs/{student}.log")
         results.append(r)
-        work = out / "work" / student
+        work = work_root / student
         if work.exists():
             shutil.rmtree(work)
         work.mkdir(mode=0o700)
@@ -443,6 +450,7 @@ def grade(step, submissions, out, runner, bench=True, log=print):
         if problems:
             r.built = "not tried"
             r.hint = problems[0].replace(str(work) + "/", "").replace(str(out) + "/", "")
+            r.hint = r.hint.replace(str(work_root) + "/", "")
             (out / r.log).write_text("\n".join(problems) + "\n", encoding="utf-8")
             continue
         prepared.append((r, src, work))

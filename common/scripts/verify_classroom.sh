@@ -1,36 +1,42 @@
 #!/usr/bin/env bash
-# The classroom on a GPU machine, in two parts of under ten minutes each (logs under $OUT):
-#   bash common/scripts/verify_classroom.sh 1   # the reference solutions and the mutants
-#   bash common/scripts/verify_classroom.sh 2   # the grader on a demonstration class
-# Part 1 builds the exercise configuration from the reference solutions with every mutant,
-# runs exercise-1..7 (each must pass, sanitizers included) and exercise-mutants (each mutant
-# must be rejected with its hint). Part 2 grades a class of step 4 made from the fixtures:
-# the reference solution, two mutants, a file that does not compile, one that loops forever
-# and one edited outside the regions; the gradebook goes to $OUT/grade-step4/.
+# The classroom on a GPU machine, logs under $OUT. Give the parts to run, in order:
+#   build      configure and build the exercise configuration from the reference solutions,
+#              with every mutant (build-class/, kept between runs)
+#   solutions  exercise-1..7 on the reference solutions: each must pass, sanitizers included
+#   mutants    exercise-mutants: each mutant must be rejected with the hint its patch names
+#   grader     grade.py on a demonstration class of step 4 made from the fixtures: the
+#              reference solution, two mutants, a file that does not compile, one that loops
+#              forever and one edited outside the regions; the gradebook in $OUT/grade-step4/
+# e.g. `verify_classroom.sh build solutions`, then `verify_classroom.sh mutants grader`.
 # Exit 0 when everything came out as it must.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/classroom-out}
 mkdir -p "$OUT"
-part=${1:-}
 jobs=$(nproc 2>/dev/null || echo 8)
 status=0
+[ $# -gt 0 ] || { echo "usage: $0 build|solutions|mutants|grader ..." >&2; exit 2; }
 
-if [ "$part" = 1 ]; then
+for part in "$@"; do
+if [ "$part" = build ]; then
+  echo "== build"
   cmake -S . -B build-class -G Ninja -DCMAKE_BUILD_TYPE=Release -DLADDER_EXERCISES=ON \
         -DLADDER_EXERCISE_SOLUTIONS=ON -DLADDER_EXERCISE_MUTANTS=ON \
         -DLADDER_EXERCISE_TIMEOUT=240 >"$OUT/configure.log" 2>&1 || { echo "configure FAILED"; tail -20 "$OUT/configure.log"; exit 1; }
   targets=$(ninja -C build-class -t targets all | grep -oE "^(mutant-[^:]*|step-[1-7]|ladder_gpu_tests)" | grep -v _obj | sort -u)
   # shellcheck disable=SC2086
   cmake --build build-class -j "$jobs" --target $targets >"$OUT/build.log" 2>&1 || { echo "build FAILED"; grep -E "error" "$OUT/build.log" | head -20; exit 1; }
+elif [ "$part" = solutions ]; then
   echo "== the reference solutions: every exercise-N must pass"
   ctest --test-dir build-class -L 'exercise-[1-7]' -j 4 --output-on-failure >"$OUT/solutions.log" 2>&1 || status=1
   grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|tests failed" "$OUT/solutions.log"
+elif [ "$part" = mutants ]; then
   echo "== the mutants: every one must be rejected with its hint"
   ctest --test-dir build-class -L exercise-mutants -j 6 --output-on-failure >"$OUT/mutants.log" 2>&1 || status=1
   grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|tests failed" "$OUT/mutants.log"
   grep -E "MUTANT PASSED|WITHOUT THE EXPECTED" "$OUT/mutants.log" | sort | uniq -c
-elif [ "$part" = 2 ]; then
+elif [ "$part" = grader ]; then
+  echo "== the grader on a class of step 4"
   class="$OUT/class-step4"
   rm -rf "$class" && mkdir -p "$class"
   cp tests/fixtures/exercises/solutions/04_tma_multistage.cu "$class/reference_student.cu"
@@ -68,8 +74,9 @@ for student, (passed, status) in want.items():
 sys.exit(1 if bad else 0)
 PY
 else
-  echo "usage: $0 1|2   (1: solutions and mutants; 2: the grader on a class of step 4)" >&2
+  echo "usage: $0 build|solutions|mutants|grader ..." >&2
   exit 2
 fi
-echo "verify_classroom.sh part $part: $([ $status = 0 ] && echo ALL AS EXPECTED || echo PROBLEMS, see $OUT)"
+done
+echo "verify_classroom.sh $*: $([ $status = 0 ] && echo ALL AS EXPECTED || echo "PROBLEMS, see $OUT")"
 exit $status
