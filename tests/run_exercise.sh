@@ -40,8 +40,8 @@ if [ "$(basename "$source_file")" != gemm.cu ]; then
   if ! "${PYTHON:-python3}" "$root/common/scripts/exercises.py" frame "$source_file" \
        --against "$frame"; then
     echo "FAIL: exercise ${step}: ${source_file} is changed outside its EXERCISE regions (above)."
-    echo "  Only the lines between '// EXERCISE BEGIN' and '// EXERCISE END' are yours; the"
-    echo "  LADDER_EXERCISE_DELAY lines between them belong to the check. Copy your regions"
+    echo "  Only the lines between '// EXERCISE BEGIN' and '// EXERCISE END' are yours; a"
+    echo "  LADDER_EXERCISE_DELAY line outside them belongs to the check. Copy your regions"
     echo "  aside, put the file back (git checkout -- ${folder}/exercise.cu), paste them in."
     exit 1
   fi
