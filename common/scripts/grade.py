@@ -286,6 +286,10 @@ class Runner:
         self.link = link
         obj = self.compile[self.compile.index("-o") + 1]
         self.object = obj
+        # A link that kept the reference's object would pass every student: refuse.
+        if obj not in self.link or not re.search(r"-o \S*step-%d\b" % self.step, self.link):
+            raise RuntimeError(f"the link command of step-{self.step} does not name {obj} and "
+                               f"its output as expected: {self.link}")
         # The check's kit: what the unprivileged check needs, and nothing of the solutions.
         if self.kit.exists():
             shutil.rmtree(self.kit)
@@ -315,6 +319,7 @@ class Runner:
             return False, r.stdout + r.stderr
         link = self.link.replace(self.object, str(obj))
         link = re.sub(r"-o \S*step-%d\b" % self.step, f"-o {exe}", link)
+        assert self.object not in link and str(obj) in link and str(exe) in link, link
         r = subprocess.run(link, shell=True, cwd=self.build, capture_output=True, text=True,
                            timeout=600)
         return r.returncode == 0, r.stdout + r.stderr
