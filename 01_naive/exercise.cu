@@ -59,9 +59,9 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
     // EXERCISE BEGIN: a TM x TN block of C per thread
     // TODO: this thread owns rows m and m + BM and columns n and n + BN of C (see TM, TN
     // above); the grid below already has one thread per such 2 x 2 block. Compute all four
-    // outputs in one pass over k: load A[m,k], A[m+BM,k], B[n,k], B[n+BN,k] once each and
-    // feed each to two fmaf. M and N need not be multiples of anything: the second row or
-    // column may lie outside C, and then must be neither read nor written (memcheck runs).
+    // outputs in one pass over k, loading each element of A and B this thread needs once
+    // per k. M and N need not be multiples of anything: which of the four may lie outside
+    // C, and what may a thread then read and write (memcheck runs)?
     // This stub computes only C[m,n], the first of the four: the other three stay NaN.
     const int n = blockIdx.x * (TN * BN) + threadIdx.x;
     if (n >= N) return;

@@ -250,17 +250,15 @@ gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
 
     // EXERCISE BEGIN: a staged epilogue through the idle ring
     // ---- epilogue: fp32 accumulators -> bf16 -> shared memory -> whole rows of C --------
-    // TODO: write C through shared memory instead of straight from the fragments:
-    //   1. once no warp reads the ring any more, every thread writes its accumulators, as
-    //      bf16 pairs, into a 128 x 256 bf16 copy of the tile in the ring (64 KB of the
-    //      144 KB). Lay it out so that the 8 rows one store instruction touches fall on
-    //      different banks: the layout of a k-block (swizzled_offset) works on 128-byte
-    //      rows, i.e. on slabs of 64 columns.
-    //   2. once every thread has written, each warp copies whole rows of the tile to C,
-    //      16 bytes per lane (a row is 32 chunks of 16 bytes: one per lane).
-    // The fragment map is above mma_m16n8k16_bf16 (layout::mma_acc_row/col). Edges: rows
-    // past M and columns past N are not written; rows of C are 16-byte aligned only when
-    // N % 8 == 0 (N = 129 and 500 are in the check): store element by element otherwise.
+    // TODO: write C through shared memory instead of straight from the fragments: every
+    // thread puts its accumulators, as bf16 pairs, into a 128 x 256 bf16 copy of the tile
+    // in the ring (64 KB of the 144 KB), and then each warp copies whole rows of the tile
+    // to C, 16 bytes per lane (a row is 32 chunks of 16 bytes). Facts: swizzled_offset
+    // lays out 128-byte rows (64 columns) so that 8 consecutive rows fall on different
+    // banks; the fragment map is above mma_m16n8k16_bf16 (layout::mma_acc_row/col); rows
+    // of C are 16-byte aligned only when N % 8 == 0 (N = 129 and 500 are in the check).
+    // Questions: when may the ring be overwritten, and when may a warp read what others
+    // wrote? Where does column col of row r of the tile go? Which elements lie outside C?
     // This stub writes nothing: every element of C stays NaN.
     // EXERCISE END
 }

@@ -213,7 +213,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         // so the 256 rows of the B tile take two boxes. Issue the lower one too: where in
         // the stage does it land, which rows of B does it bring, and how many bytes must
         // the full barrier expect in all? Mind the edges: for N = 100 no row of the lower
-        // box exists (read the comment above the producer in step 07's gemm.cu), for
+        // box exists (issue it anyway, as step 07's gemm.cu does with every box, or skip it
+        // as gemm_every_shape.cu does: either way, what does the barrier expect?), for
         // N = 129 one does. This stub announces and issues the A box and the UPPER B box
         // only: the lower half of the B tile is never written, so columns 128..255 of
         // every tile of C come out wrong (garbage or NaN); N <= 128 passes.

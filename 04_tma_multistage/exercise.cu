@@ -234,6 +234,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         // Timeline (lane 0 of each warp speaks for the warp, consumer `warp`).
         LADDER_TIMELINE_CONSUMER(lane == 0, warp, LoadArrive, kb);
         LADDER_TIMELINE_CONSUMER(lane == 0, warp, MmaStart, kb);
+        LADDER_EXERCISE_DELAY(1000 * warp);  // exercise build only: warp w reads w us late (exercise_delay.cuh)
 
         const uint32_t a_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.a[stage]));
         const uint32_t b_tile = static_cast<uint32_t>(__cvta_generic_to_shared(s.b[stage]));
@@ -274,12 +275,14 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         LADDER_TIMELINE_CONSUMER(lane == 0, warp, Release, kb);
         // EXERCISE BEGIN: refill one k-block late
         // TODO: in iteration kb, thread 0 refills the slot the warps released in iteration
-        // kb - 1 (k-block kb - 1) with k-block kb - 1 + STAGES, if there is one. By now the
-        // warps have usually all released it, so thread 0 (and with it warp 0) no longer
-        // waits for the slowest warp of THIS k-block. Which slot, which parity of its empty
-        // barrier, and how does that position advance? Write it in the CPU model first
-        // (common/models/ring_schedules.cpp, schedule_step04; ./build/ladder-ring --step 4).
-        // This stub never refills: right while K <= STAGES * BK, a hang beyond.
+        // kb - 1, with the next k-block that slot holds, if there is one. By now the warps
+        // have usually all released it, so thread 0 (and with it warp 0) no longer waits
+        // for the slowest warp of THIS k-block. Which k-block is that, which parity of the
+        // slot's empty barrier says its release has happened, and how does thread 0's
+        // position move from one iteration to the next (and in iteration 0)? Write it in
+        // the CPU model first (common/models/ring_schedules.cpp, schedule_step04;
+        // ./build/ladder-ring --step 4). This stub never refills: right while
+        // K <= STAGES * BK, the hang trap fires beyond.
         // EXERCISE END
 
         if (++stage == STAGES) {

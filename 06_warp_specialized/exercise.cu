@@ -223,26 +223,31 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     if (warpgroup == 0) {
         // ---- producer: one thread keeps the ring full ---------------------------------
         setmaxnreg_dec<PRODUCER_REGISTERS>();
+        // EXERCISE BEGIN: two producers, one box each
+        // TODO: thread 0 (lane 0 of warp 0) issues every A box on full_barrier, and thread 32
+        // (lane 0 of warp 1) every B box on full_b_barrier, each in its own loop over the
+        // k-blocks. Facts: the A box is A_ROWS = 128 rows and the B box BN = 256 rows of BK
+        // bf16; a phase of a full barrier completes when its expected arrivals have come AND
+        // its transaction bytes have landed; waiting on a barrier does not consume its
+        // phase, so several threads may wait on the same one. Questions: which barriers must
+        // each producer wait on before it overwrites its half of a stage, with which parity,
+        // and how many bytes does each announce? Can one producer run a lap ahead of the
+        // other, and would a parity then become ambiguous? This stub has thread 0 load the
+        // A boxes alone: the B tiles are never loaded, so every value of C is wrong, but
+        // nothing hangs.
         if (thread_in_wg == 0) {
             int stage = 0;
             uint32_t phase = 0;
             for (int kb = 0; kb < k_blocks; ++kb) {
                 wait_barrier(&s.empty_barrier[stage], phase ^ 1u, "empty barrier");
                 LADDER_TIMELINE_PRODUCER(LoadIssue, kb);
-                // The FULL box bytes, even where the box hangs over the matrix edge:
-                // TMA writes those elements too (as zeros) and counts them.
-                // EXERCISE BEGIN: each box on its own barrier
-                // TODO: announce and issue the A box on full_barrier and the B box on
-                // full_b_barrier, each barrier with the bytes of its own box (how many rows
-                // does the A box have?). This stub announces and issues the A box only: the
-                // B tiles are never loaded, so every value of C is wrong, but nothing hangs.
                 arrive_expect_tx(&s.full_barrier[stage],
                                  A_ROWS * BK * static_cast<uint32_t>(sizeof(__nv_bfloat16)));
                 tma_load_2d(s.a[stage], &a_map, kb * BK, m0, &s.full_barrier[stage]);
-                // EXERCISE END
                 advance<STAGES>(stage, phase);
             }
         }
+        // EXERCISE END
         // The other 127 producer threads have nothing to do; they fall through to the end.
     } else {
         setmaxnreg_inc<CONSUMER_REGISTERS>();
@@ -261,9 +266,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         for (int kb = 0; kb < k_blocks; ++kb) {
             wait_barrier(&s.full_barrier[stage], phase, "full barrier");
             // EXERCISE BEGIN: wait for the B box too
-            // TODO: the wgmma below reads the B tile of this stage: wait until it has
-            // landed. Which parity? (Both barriers of a stage belong to the same fill: do
-            // they complete their phases in step?)
+            // TODO: the wgmma below reads the B tile of this stage. Which barrier says it
+            // has landed, and how many phases has that barrier completed when this
+            // consumer reaches fill kb?
             // EXERCISE END
             // Timeline (thread 0 of the warpgroup speaks for it; k-blocks numbered by fill).
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, LoadArrive, first_fill + kb);
@@ -286,6 +291,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             fence_accumulators(acc);
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > 0, consumer, MmaEnd,
                                      first_fill + kb - 1);
+            LADDER_EXERCISE_DELAY(8000);  // exercise build only: a slow release (exercise_delay.cuh)
             if (previous_stage >= 0 && thread_in_wg == 0)
                 release_stage(&s.empty_barrier[previous_stage]);
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > 0, consumer, Release,

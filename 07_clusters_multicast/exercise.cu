@@ -355,6 +355,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
             fence_accumulators(acc);
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > 0, consumer, MmaEnd,
                                      first_fill + kb - 1);
+            LADDER_EXERCISE_DELAY(10000);  // exercise build only: a slow release (exercise_delay.cuh)
             if (previous_stage >= 0)
                 release_stage<CLUSTER>(&s.empty_barrier[previous_stage], thread_in_wg);
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > 0, consumer, Release,

@@ -4,23 +4,61 @@
 # then compute-sanitizer memcheck, racecheck and synccheck on small shapes (a solution
 # that gives the right numbers by luck of timing, or breaks a barrier rule, fails here);
 # each command under a time limit, and on failure a hint that says where to look.
-#   run_exercise.sh <step> <source file> <ladder_gpu_tests> <step executable>
+#   run_exercise.sh <step> <source file> <ladder_gpu_tests or -> <step executable>
 # Exit 0 pass (printing "PASS: exercise <step>"), 1 fail, also when this machine has no GPU
 # for the step: an exercise that was not checked must not read as passed.
-# LADDER_EXERCISE_TIMEOUT (seconds per command, default 60) bounds a hang; with
-# LADDER_GPU_LOCK=<file> every command first takes that lock (flock), so that a class
-# sharing one GPU runs its checks one at a time.
+# Before anything runs, the source file must differ from the step's reference solution only
+# inside its EXERCISE regions (exercises.py frame): the exercise build's delay points
+# (common/kernel/exercise_delay.cuh) sit outside them and must stay.
+# LADDER_EXERCISE_TIMEOUT (seconds per command, default 60) bounds a command; a command that
+# runs out is reported as such, apart from the hang trap (a barrier wait stopped after ~2 s,
+# which prints LADDER_HANG_TRAP). With LADDER_GPU_LOCK=<file> every command first takes that
+# lock (flock), so that a class sharing one GPU runs its checks one at a time.
 set -u
 step=$1
 source_file=$2
 gpu_tests=$3
 step_exe=$4
 limit=${LADDER_EXERCISE_TIMEOUT:-60}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
 echo "exercise ${step}: checking step ${step} built from ${source_file}"
 
+# 0. Only the regions edited. (gemm.cu itself, the instructor's check of a GPU, has none.)
+folder=$(cd "$root" && ls -d "0${step}"_* 2>/dev/null | head -1)
+if [ "$(basename "$source_file")" != gemm.cu ]; then
+  if [ ! -f "$source_file" ]; then
+    echo "FAIL: exercise ${step}: ${source_file} does not exist"
+    exit 1
+  fi
+  # LADDER_EXERCISE_FRAME: the file to compare with (the grader gives the handed-out
+  # exercise.cu, so that a student's process needs no access to the solutions).
+  frame=${LADDER_EXERCISE_FRAME:-$root/tests/fixtures/exercises/solutions/${folder}.cu}
+  if ! "${PYTHON:-python3}" "$root/common/scripts/exercises.py" frame "$source_file" \
+       --against "$frame"; then
+    echo "FAIL: exercise ${step}: ${source_file} is changed outside its EXERCISE regions (above)."
+    echo "  Only the lines between '// EXERCISE BEGIN' and '// EXERCISE END' are yours; a"
+    echo "  LADDER_EXERCISE_DELAY line outside them belongs to the check. Copy your regions"
+    echo "  aside, put the file back (git checkout -- ${folder}/exercise.cu), paste them in."
+    exit 1
+  fi
+fi
+
+# The step's default variant only: the other variants are built from their own files.
+case "$step" in
+  6) variant=(--variant cooperative); gtest_filter="*/06_warp_specialized_cooperative_*" ;;
+  7) variant=(--variant lesson); gtest_filter="*/07_clusters_multicast_lesson_*" ;;
+  *) variant=(--variants default); gtest_filter="*/${folder}_*" ;;
+esac
+case "$step" in
+  2) gtest_filter="${gtest_filter}-*_pipeline_*" ;;
+  3) gtest_filter="${gtest_filter}-*_barrier_*:*_bulk1d_*" ;;
+esac
+
+timed_out=""   # the commands stopped by the time limit
 # Runs one command under the time limit (and the class lock), output to the terminal and
 # to $log. Returns the command's exit status; 124 when it ran out of time.
 run() {
@@ -30,12 +68,19 @@ run() {
   fi
   echo "+ $*"
   timeout --kill-after=10 "$limit" "${cmd[@]}" 2>&1 | tee -a "$log"
-  return "${PIPESTATUS[0]}"
+  local rc=${PIPESTATUS[0]}
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    timed_out="${timed_out}
+  $(basename "$1") ${2:-}: stopped after ${limit} s"
+  fi
+  return "$rc"
 }
 
 # 1. The step's own check on small shapes: it prints the first wrong element (row, col,
-#    got, want) and how many elements are NaN (never written).
-run "$step_exe" --check --sizes small
+#    got, want) and how many elements are NaN (never written). Then K long enough that every
+#    ring (STAGES <= 8 slots, and a refill position that lags by one) wraps at least twice,
+#    with M and N one past a tile edge.
+run "$step_exe" --check --sizes small "${variant[@]}"
 exe_rc=$?
 if [ "$exe_rc" -eq 77 ]; then
   # Not a skip: a skipped exercise would read as "100% tests passed" although nothing was
@@ -44,21 +89,31 @@ if [ "$exe_rc" -eq 77 ]; then
   echo "  SKIP line above); run the exercise build on the GPU machine"
   exit 1
 fi
+if [ "$exe_rc" -eq 0 ]; then
+  run "$step_exe" --check --sizes 129x257x1096,257x300x2056 "${variant[@]}"
+  exe_rc=$?
+fi
 
-# 2. The GoogleTest cases of this step: the check shapes, shapes that stress its pipeline
-#    (K of one k-block, of STAGES +- 1 k-blocks, a K tail, M and N one past a tile), bad
-#    input, and for step 7 the cluster sizes against each other.
-filter="*/0${step}_*"
-[ "$step" -eq 7 ] && filter="${filter}:GpuStep07.*"
-run "$gpu_tests" --gtest_filter="$filter" --gtest_brief=1
-tests_rc=$?
+# 2. The GoogleTest cases of this step's default variant: the check shapes, shapes that
+#    stress its pipeline (K of one k-block, of STAGES +- 1 k-blocks, a K tail, M and N one
+#    past a tile), and every case twice (the two runs must agree bit for bit).
+tests_rc=-1  # not run: the step executable failed first
+if [ "$exe_rc" -eq 0 ] && [ "$gpu_tests" = - ]; then
+  # No GoogleTest binary (a mutant, a graded submission built alone): the executable runs
+  # shapes of the same kinds instead: K of one element chunk, of one k-block, with a tail,
+  # past STAGES k-blocks; M and N one past a tile and odd.
+  run "$step_exe" --check --sizes 129x257x8,257x129x64,300x520x200,129x300x328,520x129x584 "${variant[@]}"
+  tests_rc=$?
+elif [ "$exe_rc" -eq 0 ]; then
+  run "$gpu_tests" --gtest_filter="$gtest_filter" --gtest_brief=1
+  tests_rc=$?
+fi
 
 # 3. compute-sanitizer on small shapes, once the numbers are right (a hung stub under a
 #    sanitizer would only be slower to fail). COMPUTE_SANITIZER may name the binary.
 sanitizer_failed=""
 sanitizer_timed_out=""
 if [ "$exe_rc" -eq 0 ] && [ "$tests_rc" -eq 0 ]; then
-  here=$(cd "$(dirname "$0")" && pwd)
   for tool in memcheck racecheck synccheck; do
     run "$here/run_sanitizer.sh" "$tool" "$step_exe"
     rc=$?
@@ -72,14 +127,21 @@ if [ "$exe_rc" -eq 0 ] && [ "$tests_rc" -eq 0 ]; then
     elif [ "$rc" -ne 0 ]; then
       sanitizer_failed="$sanitizer_failed $tool"
     fi
+    case "$rc" in
+      0) echo "sanitizer $tool: clean" ;;
+      124|137) echo "sanitizer $tool: stopped by the time limit" ;;
+      *) echo "sanitizer $tool: REPORTED" ;;
+    esac
   done
   if [ -z "$sanitizer_failed" ] && [ -n "$sanitizer_timed_out" ]; then
     # Not a pass and not a report: the tool was stopped before it could say either.
     echo "FAIL: exercise ${step} was NOT fully checked: compute-sanitizer${sanitizer_timed_out} ran"
     echo "  past the ${limit} s a command may take (LADDER_EXERCISE_TIMEOUT) and was stopped before"
     echo "  it could report. Under the sanitizer the kernels run many times slower: configure with"
-    echo "  -DLADDER_EXERCISE_TIMEOUT=120 (or more) and run the check again. If it still runs out,"
-    echo "  the kernel hangs under the tool: a wait on an mbarrier that never completes."
+    echo "  -DLADDER_EXERCISE_TIMEOUT=240 (or more) and run the check again."
+    if grep -q "LADDER_HANG_TRAP" "$log"; then
+      echo "  The hang trap fired under the tool (LADDER_HANG_TRAP above): a barrier wait never completed."
+    fi
     exit 1
   fi
   if [ -z "$sanitizer_failed" ]; then
@@ -97,9 +159,9 @@ if [ -n "$sanitizer_failed" ]; then
     echo "  its report above names the kernel, the address and the source line." ;; esac
   case "$sanitizer_failed" in *racecheck*)
     echo "racecheck: two accesses to the same shared-memory bytes, at least one a write, that no"
-    echo "  barrier orders: a slot released before its reads finished, a wait on the wrong parity"
-    echo "  that passed early, or a count that lets a phase complete too soon. The right answer"
-    echo "  was luck of timing. (ladder-ring models the ring protocol on the CPU.)" ;; esac
+    echo "  barrier orders (a __syncthreads, a named barrier) or a shared-memory hazard between a"
+    echo "  thread's writes and other threads' reads. (Races through mbarriers and TMA copies are"
+    echo "  caught by the delays of the exercise build as wrong values, not by racecheck.)" ;; esac
   case "$sanitizer_failed" in *synccheck*)
     echo "synccheck: a barrier used against its rules, e.g. \"Divergent thread(s) in block\": some"
     echo "  threads of a warp reach a barrier that the whole warp must reach together (bar.sync,"
@@ -108,13 +170,22 @@ if [ -n "$sanitizer_failed" ]; then
   echo "Stuck? EXERCISES.md in the step's folder."
   exit 1
 fi
-echo "FAIL: exercise ${step} (step executable: exit ${exe_rc}, GPU tests: exit ${tests_rc})"
-if [ "$exe_rc" -eq 124 ] || [ "$tests_rc" -eq 124 ] || [ "$exe_rc" -eq 137 ] ||
-   [ "$tests_rc" -eq 137 ] || grep -q "LADDER_HANG_TRAP" "$log"; then
-  echo "hang detected: a barrier phase or arrival count is wrong"
-  echo "  (a wait on an mbarrier never completed: the hang trap of the exercise build stopped"
-  echo "  the kernel after ~2 s, or the command ran past ${limit} s and was killed. A"
-  echo "  LADDER_HANG_TRAP line above, if any, names the barrier and the block.)"
+tests_said="exit ${tests_rc}"
+[ "$tests_rc" -eq -1 ] && tests_said="not run"
+echo "FAIL: exercise ${step} (step executable: exit ${exe_rc}, GPU tests: ${tests_said})"
+if [ -n "$timed_out" ]; then
+  echo "TIME LIMIT: these commands ran past the ${limit} s each may take (LADDER_EXERCISE_TIMEOUT)"
+  echo "  and were stopped:${timed_out}"
+fi
+if grep -q "LADDER_HANG_TRAP" "$log"; then
+  echo "hang trap fired: a wait on an mbarrier never completed (the exercise build stops a"
+  echo "  wait after ~2 s; the LADDER_HANG_TRAP line above names the barrier and the block)."
+  echo "  A phase that never completes: a parity that waits for a phase not yet started, an"
+  echo "  arrival count larger than the arrivals that come, or more bytes announced than land."
+elif [ -n "$timed_out" ]; then
+  echo "  No hang trap fired, so no barrier wait was stuck: the program ran slowly or looped"
+  echo "  (a loop that never ends, a kernel far slower than it should be). If the reference"
+  echo "  solution also runs out on this machine, raise -DLADDER_EXERCISE_TIMEOUT."
 fi
 if grep -qE "FAILED: [1-9][0-9]* non-finite|left unwritten" "$log"; then
   echo "NaN in C means some elements were never written: the kernel stopped early (a trap or"
@@ -125,40 +196,44 @@ if grep -q "different bits: a race" "$log"; then
   echo "  landed, or overwrites it while it is still being read."
 fi
 case "$step" in
-  1) echo "hint (step 1): NaN in C: some of a thread's four outputs are never written. Each thread"
-     echo "  owns rows m, m+BM and columns n, n+BN. Wrong only in the last rows or columns (M = 9,"
-     echo "  N = 33, ...): the second row or column lies past C there; it must be neither stored"
-     echo "  nor loaded (memcheck reports the read of A or B past its end)." ;;
-  2) echo "hint (step 2): all of C NaN: nothing reaches C. Wrong values in a pattern of 8 rows or 8"
-     echo "  columns: the staging layout and the read-back disagree (slab = col / 64, chunk"
-     echo "  (col % 64) / 8 of that slab's row, swizzled_offset). Wrong only for N = 129 or 500: the"
-     echo "  16-byte stores need N % 8 == 0. racecheck: a barrier is missing before the writes into"
-     echo "  the ring (warps still in ldmatrix) or between the writes and the reads." ;;
-  3) echo "hint (step 3): wrong in columns 128..255 of each tile (N > 128): the lower B box is"
-     echo "  missing, lands in the wrong place (128 rows x 128 bytes into the B tile), or brings"
-     echo "  the wrong rows (n0 + 128). A hang: the full barrier expects more bytes or arrivals"
-     echo "  than arrive (a box not issued must not be announced; every box counts its FULL"
-     echo "  bytes). Too few bytes: the phase completes early, a race." ;;
-  4) echo "hint (step 4): correct for K <= 256 but a hang beyond: the ring is never refilled after"
-     echo "  the prologue, or a refill waits on the wrong phase of its empty barrier. Thread 0's"
-     echo "  refill position lags the warps' by one k-block, and so does its parity. Wrong or"
-     echo "  changing values: a refill overwrote a slot still being read. Try your schedule on"
-     echo "  the CPU: edit schedule_step04 in common/models/ring_schedules.cpp, ./build/ladder-ring --step 4" ;;
-  5) echo "hint (step 5): wrong only where N > 128: the second wgmma of a k16 step is missing, reads"
-     echo "  the wrong rows of B (its descriptor starts 128 rows x 128 bytes into the B tile), or"
-     echo "  writes the wrong half of acc (the epilogue reads column block j from acc[4j..4j+3],"
-     echo "  for all 32 blocks of the 256 columns)." ;;
-  6) echo "hint (step 6): every value wrong, no hang: the B boxes are not loaded, or not waited"
-     echo "  for. A hang on a full barrier: its byte count is not the bytes of the box issued on"
-     echo "  it (A: A_ROWS<S> rows, 128 cooperative, 64 ping-pong; B: 256 rows), or an"
-     echo "  uninitialised barrier. Values that change between runs: a consumer reads B without"
-     echo "  waiting for its barrier." ;;
-  7) echo "hint (step 7): a hang on the full barrier: some CTA's stage never receives every byte"
-     echo "  its producer announced. Count what lands in each CTA per k-block (the A box, from"
+  1) echo "hint (step 1): NaN in C: some of a thread's four outputs are never written. Wrong only"
+     echo "  in the last rows or columns (M = 9, N = 33, ...): which of a thread's rows and columns"
+     echo "  exist there, and does the kernel read or write the others? (memcheck names a read of"
+     echo "  A or B past its end.)" ;;
+  2) echo "hint (step 2): all of C NaN: nothing reaches C. Wrong values in a pattern of 8 rows or"
+     echo "  8 columns: the layout the fragments are written in and the one the rows are read back"
+     echo "  from disagree (read swizzled_offset and the fragment map above mma_m16n8k16_bf16)."
+     echo "  Wrong only for N = 129 or 500: which stores need N % 8 == 0? racecheck: which"
+     echo "  threads still read the ring, and which read what other threads wrote?" ;;
+  3) echo "hint (step 3): wrong in columns 128..255 of each tile (N > 128): the second half of the"
+     echo "  B tile is missing, lands in the wrong place, or brings the wrong rows. A hang trap on"
+     echo "  the full barrier: it expects more arrivals or bytes than come (for every N: which"
+     echo "  boxes are issued?). Wrong values that move between runs: it expects fewer bytes than"
+     echo "  land, so the phase completes before the last box (the exercise build issues boxes"
+     echo "  microseconds apart, so this fails every time)." ;;
+  4) echo "hint (step 4): correct for short K but a hang trap beyond: the ring is never refilled,"
+     echo "  or a refill waits on a phase of its empty barrier that has not started. Wrong values:"
+     echo "  a refill overwrote a slot a slower warp was still reading (the exercise build makes"
+     echo "  warp w sleep before its reads, so a refill that does not wait for every release of"
+     echo "  that use of the slot always lands too early), or a k-block went to the wrong slot."
+     echo "  Run your schedule on the CPU: schedule_step04 in common/models/ring_schedules.cpp,"
+     echo "  ./build/ladder-ring --step 4" ;;
+  5) echo "hint (step 5): wrong only where N > 128: the columns 128..255 of a tile come from the"
+     echo "  wrong rows of B, land in the wrong accumulators, or are never computed. Compare the"
+     echo "  register fragment of the N = 128 and N = 256 shapes (PTX ISA, wgmma \"Register"
+     echo "  Fragments\") with where the epilogue reads column block j." ;;
+  6) echo "hint (step 6): wrong values, no hang: a consumer read a B (or A) tile before it landed,"
+     echo "  or a producer refilled a stage the consumers were still reading (the exercise build"
+     echo "  delays the second producer and the releases, so either fails every run). A hang trap"
+     echo "  on a full barrier: its arrival count or byte count is not what one fill delivers to"
+     echo "  it; on an empty barrier: a producer waits on a phase that has not started." ;;
+  7) echo "hint (step 7): a hang trap on the full barrier: some CTA's stage never receives every"
+     echo "  byte its producer announced. Count what lands in each CTA per k-block (the A box, from"
      echo "  whichever CTA issues it, and its own B rows) and the multicast mask (bit r = CTA rank"
-     echo "  r). Wrong values only in the lesson variant: the tile walk (which columns rank r"
-     echo "  computes) or A boxes of the wrong rows. The CPU model checks the protocol:"
-     echo "  edit schedule_step07 in common/models/ring_schedules.cpp, ./build/ladder-ring --step 7 --cluster 2" ;;
+     echo "  r). Wrong values or NaN: the tile walk (which columns rank r computes, how many"
+     echo "  cluster tiles there are) or boxes of the wrong rows. The CPU model checks the"
+     echo "  protocol: schedule_step07 in common/models/ring_schedules.cpp,"
+     echo "  ./build/ladder-ring --step 7 --cluster 2" ;;
 esac
 echo "Stuck? EXERCISES.md in the step's folder, then diff exercise.cu against gemm.cu."
 exit 1

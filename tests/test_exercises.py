@@ -309,5 +309,55 @@ class SyncAfterMerge(unittest.TestCase):
         self.assertIn("// TODO: multiply by adding", text)
 
 
+
+class FixedLinesAndFrame(unittest.TestCase):
+    """A LADDER_EXERCISE_DELAY line outside the regions is allowed by check (gemm.cu has
+    none), and `frame` holds a student's file to the handed-out one, fixed lines included."""
+
+    HANDED_OUT = EXERCISE.replace("    return s;\n",
+                                  "    LADDER_EXERCISE_DELAY(100);  // the check's\n    return s;\n")
+
+    def setUp(self):
+        self.tmp = pathlib.Path(tempfile.mkdtemp())
+        (self.tmp / "gemm.cu").write_text(SOLUTION)
+        self.handed = self.tmp / "exercise.cu"
+        self.handed.write_text(self.HANDED_OUT)
+
+    def tearDown(self):
+        import shutil
+        shutil.rmtree(self.tmp)
+
+    def student(self, text):
+        path = self.tmp / "student.cu"
+        path.write_text(text)
+        return exercises.frame_errors(path, self.handed)
+
+    def test_fixed_line_passes_check(self):
+        self.assertEqual(exercises.check_file(self.handed), [])
+        regions = exercises.parse_regions(self.HANDED_OUT.splitlines(True), self.handed)
+        self.assertEqual([r.fixed for r in regions], [False, True])
+
+    def test_edit_inside_a_region_is_fine(self):
+        self.assertEqual(self.student(self.HANDED_OUT.replace("    (void)a;\n", "    s = a * b;\n")), [])
+
+    def test_removed_fixed_line_is_an_edit_outside(self):
+        errors = self.student(self.HANDED_OUT.replace("    LADDER_EXERCISE_DELAY(100);  // the check's\n", ""))
+        self.assertEqual(len(errors), 1, errors)
+        self.assertIn("removed outside the exercise regions", errors[0])
+
+    def test_changed_fixed_line_is_an_edit_outside(self):
+        errors = self.student(self.HANDED_OUT.replace("DELAY(100)", "DELAY(0)"))
+        self.assertEqual(len(errors), 1, errors)
+        self.assertIn("edited outside the exercise regions", errors[0])
+
+    def test_edit_outside_is_named_by_line(self):
+        errors = self.student(self.HANDED_OUT.replace("return work(2, 3)", "return work(3, 3)"))
+        self.assertEqual(len(errors), 1, errors)
+        self.assertIn("student.cu:15", errors[0])
+
+    def test_retitled_region_is_refused(self):
+        errors = self.student(self.HANDED_OUT.replace("BEGIN: the loop", "BEGIN: my loop"))
+        self.assertIn("not the exercise's", errors[0])
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

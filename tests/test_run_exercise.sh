@@ -2,12 +2,18 @@
 # CPU test of run_exercise.sh's verdicts, with stand-ins for the step executable, the GPU
 # tests and compute-sanitizer: right numbers and clean sanitizers pass; right numbers with
 # a synccheck report fail with its hint; no compute-sanitizer fails (the check is whole);
-# a sanitizer stopped by the time limit fails as not checked, not as a report.
+# a sanitizer stopped by the time limit fails as not checked, not as a report; a command
+# stopped by the time limit is reported as that (with the limit), the barrier hint only when
+# the hang trap printed; a file edited outside its regions is refused before anything runs.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 printf '#!/bin/sh\nexit 0\n' >"$dir/ok"
+printf '#!/bin/sh\nsleep 5\nexit 0\n' >"$dir/slow"
+printf '#!/bin/sh\necho "LADDER_HANG_TRAP: full barrier: block (0,0,0) thread 128 waited > ~2 s"\nexit 1\n' >"$dir/trap"
+solution="$here/fixtures/exercises/solutions/07_clusters_multicast.cu"
+sed 's/^constexpr int STAGES = /constexpr int STAGES = 1 + /' "$solution" >"$dir/outside.cu"
 cat >"$dir/sanitizer" <<'SH'
 #!/bin/sh
 # --tool <tool> --error-exitcode 1 <exe> ...: report a divergent barrier under synccheck
@@ -23,12 +29,14 @@ if [ "$2" = racecheck ] && [ -n "${FAKE_RACECHECK_SLOW:-}" ]; then
 fi
 exit 0
 SH
-chmod +x "$dir/ok" "$dir/sanitizer"
+chmod +x "$dir/ok" "$dir/slow" "$dir/trap" "$dir/sanitizer"
 failures=0
-expect() {  # expect <wanted exit> <wanted text> <env...>
+exe=ok
+source_file=$solution
+expect() {  # expect <wanted exit> <wanted text> <env...>: step 7, $source_file, $exe
   local want_rc=$1 want_text=$2
   shift 2
-  out=$(env "$@" "$here/run_exercise.sh" 7 exercise.cu "$dir/ok" "$dir/ok" 2>&1)
+  out=$(env "$@" "$here/run_exercise.sh" 7 "$source_file" "$dir/ok" "$dir/$exe" 2>&1)
   rc=$?
   if [ "$rc" -ne "$want_rc" ] || ! grep -qF -- "$want_text" <<<"$out"; then
     echo "FAILED: $* -> exit $rc (want $want_rc), output lacks '$want_text':"
@@ -42,5 +50,26 @@ expect 1 "The cluster of one" COMPUTE_SANITIZER="$dir/sanitizer" FAKE_SYNCCHECK_
 expect 1 "compute-sanitizer is needed" COMPUTE_SANITIZER="$dir/missing" PATH=/usr/bin:/bin
 expect 1 "compute-sanitizer racecheck ran" COMPUTE_SANITIZER="$dir/sanitizer" FAKE_RACECHECK_SLOW=1 \
   LADDER_EXERCISE_TIMEOUT=1
+not_expect() {  # not_expect <text> <env...>: the last output must not contain it
+  if grep -qF -- "$1" <<<"$out"; then
+    echo "FAILED: output has '$1' where it must not:"
+    echo "$out" | sed 's/^/  | /'
+    failures=$((failures + 1))
+  fi
+}
+exe=slow
+expect 1 "TIME LIMIT" COMPUTE_SANITIZER="$dir/sanitizer" LADDER_EXERCISE_TIMEOUT=1
+expect 1 "stopped after 1 s" COMPUTE_SANITIZER="$dir/sanitizer" LADDER_EXERCISE_TIMEOUT=1
+expect 1 "No hang trap fired" COMPUTE_SANITIZER="$dir/sanitizer" LADDER_EXERCISE_TIMEOUT=1
+not_expect "hang trap fired:"
+exe=trap
+expect 1 "hang trap fired" COMPUTE_SANITIZER="$dir/sanitizer"
+not_expect "TIME LIMIT"
+exe=ok
+source_file=$dir/outside.cu
+expect 1 "changed outside its EXERCISE regions" COMPUTE_SANITIZER="$dir/sanitizer"
+not_expect "PASS"
+source_file=$dir/missing.cu
+expect 1 "does not exist" COMPUTE_SANITIZER="$dir/sanitizer"
 [ "$failures" -eq 0 ] && echo "run_exercise.sh: all verdicts as expected"
 exit "$failures"

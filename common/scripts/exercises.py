@@ -14,6 +14,11 @@ to the next line containing
         (difflib, line by line: every difference must lie inside a region). Exit 1 with
         file:line messages otherwise.
 
+    python3 common/scripts/exercises.py frame STUDENT.cu --against EXERCISE.cu
+        A student's file against the one handed out: the same regions (titles, in order)
+        and every line outside them the same, the fixed lines included (below). Exit 1
+        with file:line messages otherwise. The exercise check and the grader run it.
+
     python3 common/scripts/exercises.py sync [--root DIR] [--base REV] [--dry-run] [FILE.cu ...]
         Rewrite each exercise.cu from the CURRENT gemm.cu, keeping every region's text,
         each placed where the lines it replaced now are. The exercise was made from some
@@ -37,6 +42,11 @@ first dot.
 
 A student may run `check` on their own exercise.cu: it passes as long as they only edited
 inside the regions.
+
+Fixed lines: a line of an exercise (or its solution) outside every region that calls
+LADDER_EXERCISE_DELAY(...) (common/kernel/exercise_delay.cuh: the exercise build's delay at
+a named point) is not in gemm.cu. `check` and `sync` treat it as a one-line region of its
+own (kept where it is, never the student's); `frame` requires it word for word.
 
 Variants are kept the same way. A variant file NN_*/gemm_<name>.cu is the step's gemm.cu
 with regions from
@@ -79,10 +89,11 @@ class ExerciseError(Exception):
 
 
 class Region:
-    def __init__(self, title, begin, end):
+    def __init__(self, title, begin, end, fixed=False):
         self.title = title
         self.begin = begin  # index of the BEGIN marker line (0-based)
         self.end = end      # index of the END marker line (0-based)
+        self.fixed = fixed  # a fixed line (FIXED_LINE): begin == end, not for the student
 
     def describe(self, path):
         return f"{path}:{self.begin + 1}-{self.end + 1} region '{self.title}'"
@@ -92,9 +103,16 @@ def read_lines(path):
     return pathlib.Path(path).read_text(encoding="utf-8").splitlines(keepends=True)
 
 
-def parse_regions(lines, path, markers=None):
-    """The marked regions of an exercise (or variant) file; raises ExerciseError on bad
-    markers."""
+# A fixed line of an exercise file: a call of the exercise build's delay at a named point
+# (common/kernel/exercise_delay.cuh), outside every region. gemm.cu does not have it, so
+# `check` and `sync` treat it as a one-line region of its own (a pure insertion, kept where
+# it is); `frame` requires a student's file to keep it word for word.
+FIXED_LINE = re.compile(r"^\s*LADDER_EXERCISE_DELAY\(.*\);")
+
+
+def parse_regions(lines, path, markers=None, with_fixed=True):
+    """The marked regions of an exercise (or variant) file, and for an exercise file its
+    fixed lines as one-line regions (with_fixed); raises ExerciseError on bad markers."""
     m = markers or markers_for(path)
     w = m.word
     regions = []
@@ -102,6 +120,9 @@ def parse_regions(lines, path, markers=None):
     for i, line in enumerate(lines):
         begin = m.begin.search(line)
         end = m.end.search(line)
+        if (open_region is None and with_fixed and w == "EXERCISE" and FIXED_LINE.search(line)):
+            regions.append(Region("fixed: " + line.strip(), i, i, fixed=True))
+            continue
         if begin:
             if open_region is not None:
                 raise ExerciseError(f"{path}:{i + 1}: {w} BEGIN inside the region opened at "
@@ -423,6 +444,55 @@ def sync_file(exercise_path, root, base_rev="HEAD", dry_run=False, base_lines=No
     return report
 
 
+def frame_errors(submission_path, pristine_path):
+    """A student's file against the exercise it was handed out as: the same regions (titles,
+    in order), the same fixed lines, and every line outside the regions the same. Only the
+    text inside the regions may differ. A list of messages (empty: only regions edited)."""
+    sub, pri = read_lines(submission_path), read_lines(pristine_path)
+    try:
+        sub_regions = parse_regions(sub, submission_path, EXERCISE)
+    except ExerciseError as e:
+        return [str(e)]
+    pri_regions = parse_regions(pri, pristine_path, EXERCISE)
+    want = [r.title for r in pri_regions if not r.fixed]
+    got = [r.title for r in sub_regions if not r.fixed]
+    if got != want:
+        return [f"{submission_path}: its regions {got} are not the exercise's {want} (a region "
+                f"marker was removed, added or retitled)"]
+    # Fixed lines stay in the text that is compared: one missing or changed is an edit
+    # outside the regions.
+    student = [r for r in sub_regions if not r.fixed]
+    handed = [r for r in pri_regions if not r.fixed]
+    collapsed_sub, origin = collapse(sub, student)
+    collapsed_pri, _ = collapse(pri, handed)
+    # Placeholders name the region by its order, so that they match each other.
+    def by_order(lines, regions):
+        out, k = [], 0
+        for line in lines:
+            if line.startswith("\0region "):
+                out.append(f"\0region #{k}\n")
+                k += 1
+            else:
+                out.append(line)
+        return out
+    a, b = by_order(collapsed_sub, student), by_order(collapsed_pri, handed)
+    errors = []
+    for tag, i1, i2, j1, j2 in opcodes(a, b):
+        if tag == "equal":
+            continue
+        lines = [origin[k] for k in range(i1, i2) if not isinstance(origin[k], Region)]
+        if lines:
+            where = f"{submission_path}:{lines[0] + 1}" + (f"-{lines[-1] + 1}" if len(lines) > 1 else "")
+            errors.append(f"{where}: edited outside the exercise regions (differs from "
+                          f"{pristine_path}:{j1 + 1}-{j2})")
+        else:
+            before = origin[i1 - 1] if i1 > 0 else None
+            at = (before.end if isinstance(before, Region) else before) + 2 if before is not None else 1
+            errors.append(f"{submission_path}:{at}: lines {j1 + 1}-{j2} of {pristine_path} were "
+                          f"removed outside the exercise regions")
+    return errors
+
+
 def exercise_files(root, names):
     if names:
         return [pathlib.Path(n) for n in names]
@@ -441,6 +511,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("frame", help="a student's exercise.cu edits only inside its regions")
+    p.add_argument("submission")
+    p.add_argument("--against", required=True,
+                   help="the exercise.cu as handed out (or its reference solution)")
     for name in ("check", "sync"):
         p = sub.add_parser(name)
         p.add_argument("--root", default=pathlib.Path(__file__).resolve().parents[2],
@@ -453,6 +527,16 @@ def main(argv=None):
                                 "when they no longer check clean against the current one "
                                 "(default HEAD)")
     args = parser.parse_args(argv)
+    if args.command == "frame":
+        errors = frame_errors(args.submission, args.against)
+        for e in errors:
+            print(e, file=sys.stderr)
+        if errors:
+            print("exercises.py frame: FAILED: edit only between the EXERCISE BEGIN and END "
+                  "lines (git checkout -- <file> puts the handed-out file back)", file=sys.stderr)
+            return 1
+        print(f"{args.submission}: only the exercise regions differ from {args.against}")
+        return 0
 
     files = exercise_files(args.root, args.files)
     if not files:
@@ -474,7 +558,10 @@ def main(argv=None):
             if errors:
                 failed = True
             else:
-                print(f"{path}: ok ({len(parse_regions(read_lines(path), path))} region(s))")
+                regions = parse_regions(read_lines(path), path)
+                fixed = sum(r.fixed for r in regions)
+                print(f"{path}: ok ({len(regions) - fixed} region(s)"
+                      + (f", {fixed} fixed line(s))" if fixed else ")"))
         else:
             try:
                 for line in sync_file(path, args.root, args.base, args.dry_run):

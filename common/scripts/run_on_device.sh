@@ -16,7 +16,7 @@
 #                results/contract_sweep.csv, results/class_shapes.csv
 #   --timeline   also build with -DLADDER_TIMELINE=ON, record steps 03-07 and draw the charts
 #   --exercises  also build the exercise configuration: the stubs must fail (with hints),
-#                the solutions must pass the same exercise-N tests
+#                the solutions must pass the same exercise-N tests, every mutant be rejected
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/device-out}
@@ -131,17 +131,21 @@ if [ $exercises = 1 ]; then
   {
     cmake -S . -B build-ex -G Ninja -DLADDER_EXERCISES=ON -DLADDER_EXERCISE_TIMEOUT=120 >/dev/null &&
       cmake --build build-ex >/dev/null || echo "exercise build FAILED"
-    (cd build-ex && ctest -L exercise --timeout 400 --output-on-failure >"$OUT/exercises_stubs_full.log" 2>&1)
+    (cd build-ex && ctest -L 'exercise-[1-7]' --timeout 400 --output-on-failure >"$OUT/exercises_stubs_full.log" 2>&1)
     # One line per exercise (it must FAIL on the stub) and the hints it printed.
-    grep -E "^ *[0-9]+/[0-9]+ Test|^hint|hang detected|never written|race" "$OUT/exercises_stubs_full.log" | grep -v "Google Test trace" | cut -c1-160 | head -40
+    grep -E "^ *[0-9]+/[0-9]+ Test|^hint|hang trap fired|TIME LIMIT|never written|race" "$OUT/exercises_stubs_full.log" | grep -v "Google Test trace" | cut -c1-160 | head -40
     # The reference solutions (tests/fixtures/exercises/solutions/, else gemm.cu), built
     # exactly as the students' files are (hang trap on): every exercise-N must PASS,
     # sanitizers included.
     cmake -S . -B build-sol -G Ninja -DLADDER_EXERCISES=ON -DLADDER_EXERCISE_SOLUTIONS=ON \
-          -DLADDER_EXERCISE_TIMEOUT=120 >/dev/null &&
+          -DLADDER_EXERCISE_MUTANTS=ON -DLADDER_EXERCISE_TIMEOUT=120 >/dev/null &&
       cmake --build build-sol >/dev/null || echo "solution build FAILED"
-    (cd build-sol && ctest -L exercise --timeout 400 --output-on-failure >"$OUT/exercises_solutions_full.log" 2>&1)
+    (cd build-sol && ctest -L 'exercise-[1-7]' --timeout 400 --output-on-failure >"$OUT/exercises_solutions_full.log" 2>&1)
     grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|^PASS|^FAIL" "$OUT/exercises_solutions_full.log" | head -30
+    # The mutants (tests/fixtures/exercises/mutants/): every exercise<N>_mutant_* test must
+    # pass, i.e. the check rejected that wrong solution with the hint its patch names.
+    (cd build-sol && ctest -L exercise-mutants -j 4 --timeout 700 --output-on-failure >"$OUT/exercises_mutants_full.log" 2>&1)
+    grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|MUTANT PASSED|WITHOUT THE EXPECTED" "$OUT/exercises_mutants_full.log" | head -50
     # Wrong solutions the check must reject (tests/fixtures/exercises/rejected/): each
     # exercise-N must FAIL on them.
     shopt -s nullglob  # none may be kept
