@@ -85,9 +85,10 @@ struct Estimate {
 // would be padding, half the SMs idle (64x28672x4096: 1.034x cuBLAS without clusters, 0.981x
 // with, on the H100). Nor with fewer than kClusterMinKBlocks k-blocks: a tile of one k-block
 // has nothing for the multicast to share ahead of the math, and the cluster's CTAs wait on
-// each other's empty barriers. Measured on the H100 (results/h100/step07_split_k.csv), clusters
-// of 2 against none: 8192x4096x64 29.5 us against 28.3; 8192x4096x128 32.5 against 30.8;
-// 8192x8192x128 62.1 against 59.7; and level at 4 k-blocks (8192x8192x256, above).
+// each other's empty barriers. Measured on the H100 (results/h100/step07_split_k_tiles.log and
+// step07_split_k_matrix.log), clusters of 2 against none: 8192x4096x64 29.5 us against 28.3
+// (the first), 8192x4096x128 32.5 against 30.8 and 8192x8192x128 62.1 against 59.7 (the
+// second); and level at 4 k-blocks (8192x8192x256, above).
 constexpr long long kClusterWaves = 6;
 constexpr long long kClusterMinKBlocks = 4;
 constexpr long long kOddKClusterKBlocks = 16;
@@ -605,13 +606,17 @@ inline Estimate choose_orientation(long long m, long long n, long long k, int sm
 // the smallest tile of kSplitTiles whose tiles each get kSplitMinSlices slices or more in one
 // wave, and which pads C by less than a fifth, in place of the tile the rules above chose
 // for stream-K: the smaller the tile, the fewer bytes of partials the same CTAs write and the
-// reduce kernel reads back. Measured on the H100 (results/h100/step07_split_k.csv), every
-// tile of kSplitTiles with as many slices as make one wave, in one process against cuBLAS:
-// the rule's tile was the fastest, or within 2% of it, on the 13 shapes it applies to
+// reduce kernel reads back. Measured on the H100 (results/h100/step07_split_k_matrix.log, an
+// experiment build whose split count an environment variable set), every tile of kSplitTiles
+// with as many slices as make one wave, each in its own process against cuBLAS:
+// the rule's tile was the fastest, or within 3% of it, on the 13 shapes it applies to
 // (128x128x65536: 4 tiles of 64x64 in 33 slices 21.0 us, one of 128x128 in 128 slices 24.2;
 // 384x768x16384: 128x128 in 7 slices 27.9 us, 64x128 in 3 30.0; 640x256x16384: 64x128 in 6
 // slices 21.6 us, 64x64 in 3 25.9, 128x128 in 13 23.5). Where 128-row tiles would pad half of
-// C (64x4096x16384) the rules above keep their 64-row tiles, 54.2 us whole against 59.7 split.
+// C (64x4096x16384) the rules above keep their 64-row tiles: 54.5 us whole (class_shapes.csv)
+// against 59.7 split in 128x256. Nor a tile that makes one row or one column of tiles: that
+// problem reads its other operand once, from DRAM, and the rules above already share its
+// few tiles (128x4096x8192: one row of 128x64 tiles, each shared by two CTAs).
 constexpr Shape kSplitTiles[] = {{64, 64}, {64, 128}, {128, 128}, {128, 256}};
 constexpr double kSplitMinUseful = 0.8;
 inline Estimate split_tile(const Estimate& given, long long m, long long n, long long k, int sms, int cluster,
@@ -622,7 +627,8 @@ inline Estimate split_tile(const Estimate& given, long long m, long long n, long
         Estimate e = estimate(cm, cn, k, sms, cluster, shape, share_last_wave, dram_gbps);
         const double useful = static_cast<double>(cm) * static_cast<double>(cn) /
                               static_cast<double>(e.tiles * tile_area(shape));
-        if (e.splits < 2 || useful < kSplitMinUseful) continue;
+        const bool one_row_or_column = cm <= shape.rows || cn <= shape.columns;
+        if (e.splits < 2 || useful < kSplitMinUseful || one_row_or_column) continue;
         if (given.splits > 1 && tile_area(given.shape) <= tile_area(shape)) return given;
         e.transposed = given.transposed;
         e.reason = "few tiles and a long K: the smallest tile whose tiles each take 6 or more slices of K "

@@ -9,7 +9,7 @@
 # for the step: an exercise that was not checked must not read as passed.
 # Before anything runs, the source file must differ from the step's reference solution only
 # inside its EXERCISE regions (exercises.py frame): the exercise build's delay points
-# (common/kernel/exercise_delay.cuh) sit outside them and must stay.
+# (tests/exercise_delay.cuh) sit outside them and must stay.
 # LADDER_EXERCISE_TIMEOUT (seconds per command, default 60) bounds a command; a command that
 # runs out is reported as such, apart from the hang trap (a barrier wait stopped after ~2 s,
 # which prints LADDER_HANG_TRAP). With LADDER_GPU_LOCK=<file> every command first takes that

@@ -91,7 +91,8 @@ bool step_candidate(int number, const std::string& variant, Candidate* out) {
 // tile_choice::launches_clusters says so (more than six waves of tiles, or rows of A and B not 128-byte
 // aligned), and the L tiles of the last, partial wave have their k-blocks laid end to end and
 // shared by S clusters (stream-K) where stream_k::sharing_clusters (stream_k.h, the kernel's
-// own rule) says so. It also computes C^T = B A^T for a problem of few columns (tile_choice.h):
+// own rule) says so, or, for few tiles with a long K, every tile in slices of K (split-K,
+// stream_k::split_count). It also computes C^T = B A^T for a problem of few columns (tile_choice.h):
 // then `problem` is swapped to the one the kernel computes. The tile is the rule's, or the one
 // a "tile<R>x<C>" variant name forces (step-7 --tile RxC), with the stages the kernel's Tile
 // holds. The lesson kernel (gemm.cu, and gemm_cg.cu spelled with cooperative groups) has none
@@ -126,6 +127,13 @@ Candidate step07_launch(const Machine& machine, const std::string& variant, Prob
     const long long tiles = ceil_div(ceil_div(problem.m, c.bm), c.cluster) * ceil_div(problem.n, c.bn);
     const long long resident = resident_clusters(machine, c.cluster);
     const long long leftover = tiles % resident, k_blocks = ceil_div(problem.k, c.bk);
+    // Few tiles with a long K: split-K in one wave (stream_k::split_count, the kernel's rule),
+    // which the model counts as every tile cut into that many slices. The reduce kernel that
+    // follows is not modeled.
+    if (const int splits = stream_k::split_count(tiles, resident, k_blocks); splits > 1) {
+        c.split_k = splits;
+        return c;
+    }
     if (leftover == 0) return c;
     const bool one_tile_row = ceil_div(problem.m, c.bm) == 1;
     const bool exceeds_l2 = stream_k::last_wave_exceeds_l2(

@@ -44,7 +44,7 @@ A student may run `check` on their own exercise.cu: it passes as long as they on
 inside the regions.
 
 Fixed lines: a line of an exercise (or its solution) outside every region that calls
-LADDER_EXERCISE_DELAY(...) (common/kernel/exercise_delay.cuh: the exercise build's delay at
+LADDER_EXERCISE_DELAY(...) (tests/exercise_delay.cuh: the exercise build's delay at
 a named point) is not in gemm.cu. `check` and `sync` treat it as a one-line region of its
 own (kept where it is, never the student's); `frame` requires it word for word.
 
@@ -104,7 +104,7 @@ def read_lines(path):
 
 
 # A fixed line of an exercise file: a call of the exercise build's delay at a named point
-# (common/kernel/exercise_delay.cuh), outside every region. gemm.cu does not have it, so
+# (tests/exercise_delay.cuh), outside every region. gemm.cu does not have it, so
 # `check` and `sync` treat it as a one-line region of its own (a pure insertion, kept where
 # it is); `frame` requires a student's file to keep it word for word.
 FIXED_LINE = re.compile(r"^\s*LADDER_EXERCISE_DELAY\(.*\);")
