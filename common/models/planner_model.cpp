@@ -428,8 +428,8 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
 
 bool has_power_model(const Machine& m) {
     return m.sm_clock_max_mhz > 0 && m.power_limit_w > 0 && m.power_idle_w > 0 && m.power_idle_w < m.power_limit_w &&
-           m.power_busy_w >= 0 && m.power_wgmma_random_w > 0 && m.power_wgmma_zero_w >= 0 &&
-           m.power_mma_sync_random_w > 0 && m.power_mma_sync_zero_w >= 0;
+           m.power_busy_w >= 0 && m.power_wgmma_random_w > 0 && m.power_busy_w + m.power_wgmma_zero_w >= 0 &&
+           m.power_mma_sync_random_w > 0 && m.power_busy_w + m.power_mma_sync_zero_w >= 0;
 }
 
 double board_power_w(const Machine& m, double clock_mhz, double tensor_busy, bool mma_sync, bool zero_inputs) {
@@ -613,7 +613,8 @@ bool read_machine_file(const std::string& path, Machine* machine, std::string* e
     if (any_power && !has_power_model(m)) {
         *error = "machine file '" + path + "': the power model needs sm_clock_max_mhz, power_limit_w, power_idle_w "
                  "(below the limit), power_busy_w, power_wgmma_random_w (above 0), power_wgmma_zero_w, "
-                 "power_mma_sync_random_w (above 0) and power_mma_sync_zero_w together (ladder-probe writes them)";
+                 "power_mma_sync_random_w (above 0) and power_mma_sync_zero_w (each zero-operand one at least "
+                 "-power_busy_w) together (ladder-probe writes them)";
         return false;
     }
     m.sm_count = static_cast<int>(sm_count);
