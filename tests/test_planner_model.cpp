@@ -28,6 +28,9 @@ namespace {
 
 const Problem k4096{4096, 4096, 4096};
 const std::string kH100File = std::string(LADDER_SOURCE_DIR) + "/results/h100/machine.json";
+// The H100's file as it was written by hand before ladder-probe ran there: the planner's
+// built-in H100 constants, with the power model's fields (a fixed text the tests below edit).
+const std::string kH100HandFile = std::string(LADDER_SOURCE_DIR) + "/tests/fixtures/machine_h100_hand.json";
 const std::string kH200File = std::string(LADDER_SOURCE_DIR) + "/results/h200/machine.json";
 
 Plan step_plan(int step, const std::string& variant = "", Problem problem = k4096) {
@@ -397,10 +400,10 @@ TEST(PlannerModel, TflopsAreTheUsefulFlopOverThePredictedTime) {
     EXPECT_NEAR(r.tflops, 2.0 * 4096 * 4096 * 4096 / (r.total_us * 1e-6) * 1e-12, 1e-9);
 }
 
-TEST(PlannerModel, TheH100MachineFileHoldsTheBuiltInConstants) {
+TEST(PlannerModel, TheHandWrittenH100FileHoldsTheBuiltInConstants) {
     Machine from_file = h100_sxm();
     std::string error;
-    ASSERT_TRUE(read_machine_file(kH100File, &from_file, &error)) << error;
+    ASSERT_TRUE(read_machine_file(kH100HandFile, &from_file, &error)) << error;
     const Machine built_in = h100_sxm();
     EXPECT_EQ(from_file.sm_count, built_in.sm_count);
     EXPECT_DOUBLE_EQ(from_file.load_clock_mhz, built_in.load_clock_mhz);
@@ -419,10 +422,9 @@ TEST(PlannerModel, TheH100MachineFileHoldsTheBuiltInConstants) {
     EXPECT_DOUBLE_EQ(from_file.tma_store_tbps, built_in.tma_store_tbps);
     EXPECT_DOUBLE_EQ(from_file.launch_us, built_in.launch_us);
     EXPECT_EQ(from_file.name, "NVIDIA H100 80GB HBM3");
-    // Every constant the file marks "measured": false is listed as not measured (today all but
-    // the SM count: 15 of the time model and the 8 of the power model, fitted or provisional
-    // until ladder-probe runs on the H100).
-    std::ifstream in(kH100File);
+    // Every constant the file marks "measured": false is listed as not measured (all but the SM
+    // count: 15 of the time model and the 8 of the power model, fitted or provisional).
+    std::ifstream in(kH100HandFile);
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     size_t marked = 0;
     for (size_t at = text.find("\"measured\": false"); at != std::string::npos;
@@ -430,6 +432,17 @@ TEST(PlannerModel, TheH100MachineFileHoldsTheBuiltInConstants) {
         ++marked;
     EXPECT_EQ(from_file.not_measured.size(), marked);
     EXPECT_TRUE(has_power_model(from_file));
+}
+
+// The H100's machine file is ladder-probe's: every constant measured, the power model included.
+TEST(PlannerModel, TheH100MachineFileIsMeasured) {
+    Machine m = h100_sxm();
+    std::string error;
+    ASSERT_TRUE(read_machine_file(kH100File, &m, &error)) << error;
+    EXPECT_TRUE(m.not_measured.empty()) << m.not_measured.front();
+    EXPECT_TRUE(has_power_model(m));
+    EXPECT_EQ(m.name, "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(m.sm_count, 132);
 }
 
 // ladder-plan --machine FILE --step N, the step executables (planner_bridge.cpp: the device's
@@ -476,7 +489,7 @@ TEST(PlannerModel, MachineFileErrorsNameTheProblem) {
     EXPECT_FALSE(read_machine_file(not_machine, &m, &error));
     EXPECT_NE(error.find("not a machine file"), std::string::npos) << error;
     std::remove(not_machine.c_str());
-    std::ifstream in(kH100File);
+    std::ifstream in(kH100HandFile);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const std::string without = text.substr(0, text.find("\"launch_us\"")) + "\"x\": {}}}";
     const std::string short_machine = write_temp("short_machine.json", without);
@@ -494,7 +507,7 @@ TEST(PlannerModel, MachineFileErrorsNameTheProblem) {
 // Every field is checked against the range a GPU can have, so that no value reaches the model
 // that would divide by zero or overflow an int (an sm_count of 1 or 0.5 once raised SIGFPE).
 TEST(PlannerModel, MachineFileValuesOutsideTheirRangeAreRefused) {
-    std::ifstream in(kH100File);
+    std::ifstream in(kH100HandFile);
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     auto with = [&](const std::string& key, const std::string& value) {
         std::string changed = text;

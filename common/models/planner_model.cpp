@@ -570,9 +570,11 @@ bool read_machine_file(const std::string& path, Machine* machine, std::string* e
         {"power_idle_w", &m.power_idle_w, false, 1, kWatts},
         {"power_busy_w", &m.power_busy_w, false, 0, kWatts, false, true},
         {"power_wgmma_random_w", &m.power_wgmma_random_w, false, 0, kWatts, false, true},
-        {"power_wgmma_zero_w", &m.power_wgmma_zero_w, false, 0, kWatts, false, true},
+        // Zero operands may draw less than the busy term's random data (probe.cu): below 0, down
+        // to -power_busy_w (has_power_model).
+        {"power_wgmma_zero_w", &m.power_wgmma_zero_w, false, -kWatts, kWatts},
         {"power_mma_sync_random_w", &m.power_mma_sync_random_w, false, 0, kWatts, false, true},
-        {"power_mma_sync_zero_w", &m.power_mma_sync_zero_w, false, 0, kWatts, false, true},
+        {"power_mma_sync_zero_w", &m.power_mma_sync_zero_w, false, -kWatts, kWatts},
     };
     auto number = [](double v) {
         char buffer[32];
