@@ -7,18 +7,34 @@
 
 using ladder::bf16;
 
+namespace {
+
+// The step numbered `step` where it is built into this library; else nullptr, with *rc the
+// error recorded in `function`'s name.
+const ladder::Step* built_step(const char* function, int step, int* rc) {
+    const ladder::Step* s = ladder::find_step(step);
+    if (s == nullptr) {
+        *rc = ladder::fail(cudaErrorInvalidValue, "%s: no step %d (steps are 1..%d)", function, step,
+                           ladder::kStepCount);
+        return nullptr;
+    }
+    if (!ladder::step_built(*s)) {
+        *rc = ladder::fail(cudaErrorNotSupported,
+                           "%s: step %d is not available: its folder is not built into this library",
+                           function, step);
+        return nullptr;
+    }
+    return s;
+}
+
+}  // namespace
+
 extern "C" int ladder_gemm_variant(int step, const char* variant, const void* A, const void* B,
                                    void* C, int M, int N, int K, void* stream) {
     ladder::clear_error();
-    const ladder::Step* s = ladder::find_step(step);
-    if (s == nullptr)
-        return ladder::fail(cudaErrorInvalidValue, "ladder_gemm: no step %d (steps are 1..%d)",
-                            step, ladder::kStepCount);
-    if (!ladder::step_built(*s))
-        return ladder::fail(cudaErrorNotSupported,
-                            "ladder_gemm: step %d is not available: its folder is not built "
-                            "into this library",
-                            step);
+    int rc = 0;
+    const ladder::Step* s = built_step("ladder_gemm", step, &rc);
+    if (s == nullptr) return rc;
     // A tile of the default variant's family ("tile128x128", step-7 --tile) is asked for by
     // its name too.
     const ladder::Variant* v = ladder::find_variant(*s, variant);
@@ -47,18 +63,12 @@ extern "C" int ladder_gemm_with_workspace(int step, const char* variant, const v
 
 extern "C" int ladder_workspace_size(int step, size_t* bytes) {
     ladder::clear_error();
-    const ladder::Step* s = ladder::find_step(step);
     if (bytes == nullptr)
         return ladder::fail(cudaErrorInvalidValue, "ladder_workspace_size: bytes is NULL");
     *bytes = 0;
-    if (s == nullptr)
-        return ladder::fail(cudaErrorInvalidValue, "ladder_workspace_size: no step %d (steps are 1..%d)",
-                            step, ladder::kStepCount);
-    if (!ladder::step_built(*s))
-        return ladder::fail(cudaErrorNotSupported,
-                            "ladder_workspace_size: step %d is not available: its folder is not built "
-                            "into this library",
-                            step);
+    int rc = 0;
+    const ladder::Step* s = built_step("ladder_workspace_size", step, &rc);
+    if (s == nullptr) return rc;
     return s->workspace_bytes != nullptr ? s->workspace_bytes(bytes) : 0;
 }
 
