@@ -89,7 +89,7 @@ parity() {
 
 # Step 06 with step 05's row-by-row tile order, against step 06 as committed, at
 # 8192x28672x8192 in one process each (step 06's README, "The tile order"). The share of
-# the 0.48x -> 0.97x (step 05 -> 06, H100) that the column order buys is the ratio of the
+# the 0.47x -> 0.97x (step 05 -> 06, H100) that the column order buys is the ratio of the
 # two rows' x cuBLAS.
 tile_order() {
   cp 06_warp_specialized/gemm.cu "$work/step6_rows.cu"
