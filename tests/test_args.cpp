@@ -39,6 +39,32 @@ TEST(CApi, RejectsStepNumbersOutOfRange) {
     }
 }
 
+// Only step 07's default keeps a workspace: the other steps need none, and a bad step or a
+// NULL result is refused by name (step 07's own bound needs a GPU: test_gpu.cpp).
+TEST(CApi, WorkspaceSizeOfTheStepsWithoutOne) {
+    for (int step = 1; step <= 6; ++step) {
+        size_t bytes = 123;
+        EXPECT_EQ(ladder_workspace_size(step, &bytes), 0) << message();
+        EXPECT_EQ(bytes, 0u) << "step " << step;
+    }
+    size_t bytes = 123;
+    for (int step : {0, 8}) {
+        EXPECT_NE(ladder_workspace_size(step, &bytes), 0);
+        EXPECT_NE(message().find("ladder_workspace_size: no step"), std::string::npos) << message();
+        EXPECT_EQ(bytes, 0u);
+    }
+    EXPECT_NE(ladder_workspace_size(7, nullptr), 0);
+    EXPECT_NE(message().find("bytes is NULL"), std::string::npos) << message();
+}
+
+// A call with the caller's workspace is checked as any other, before the workspace matters.
+TEST(CApi, WithWorkspaceChecksTheArgumentsFirst) {
+    EXPECT_NE(ladder_gemm_with_workspace(8, nullptr, kA, kB, kC, 64, 64, 64, nullptr, kC, 1024), 0);
+    EXPECT_NE(message().find("ladder_gemm: no step 8"), std::string::npos) << message();
+    EXPECT_NE(ladder_gemm_with_workspace(7, "turbo", kA, kB, kC, 64, 64, 64, nullptr, kC, 1024), 0);
+    EXPECT_NE(message().find("turbo"), std::string::npos) << message();
+}
+
 TEST(CApi, RejectsAnUnknownVariant) {
     EXPECT_NE(ladder_gemm_variant(1, "turbo", kA, kB, kC, 64, 64, 64, nullptr), 0);
     EXPECT_NE(message().find("turbo"), std::string::npos) << message();
