@@ -140,6 +140,13 @@ inline double useful_columns(long long n, Shape tile) {
     return static_cast<double>(n) / static_cast<double>(cols);
 }
 
+// The rows of A and B the busiest SM reads from L2 per k-block of K: each of its tiles reads
+// its A box (rows) and its slice of the B box (columns / the CTAs of a cluster, which
+// multicast the rest), and it runs `waves` tiles.
+inline long long l2_rows_per_sm(const Estimate& e, int sms) {
+    const long long cluster = sms / e.slots;
+    return e.waves * (e.shape.rows + e.shape.columns / cluster);
+}
 // Elements of C one tile computes: in a wave, each SM's work.
 inline long long tile_area(Shape tile) { return static_cast<long long>(tile.rows) * tile.columns; }
 
@@ -184,6 +191,8 @@ constexpr long long kTwoConsumerRows = 96;
 // A long side, or a long K (short_side_tile below, and the 128x64 rule above).
 constexpr long long kLongSide = 4096;
 constexpr double kFillGain = 0.05;
+// A short K: at most this many k-blocks (see 128x224 in choose_tile).
+constexpr long long kShortKBlocks = 8;
 // Where every tile makes one wave, 128x192 replaces 128x128 when it pads N by this much less
 // (8192x192x4096: 0.90x against 0.56x).
 constexpr double kPaddingGain = 0.10;
@@ -254,6 +263,25 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
         e.reason = "128x256 tiles would fill at most half of the SMs";
         return e;
     }
+    // Where K % 64 != 0 and 128x256 launches clusters, every box row straddles two L2 lines
+    // and the problem is bound by what each SM pulls from L2, not by wgmma: per k-block a CTA
+    // reads its A box (rows) and its slice of the B box (columns / cluster), and the busiest
+    // SM runs `waves` tiles. So of 128x256 and the narrower tiles below, the one whose
+    // waves x (rows + columns / cluster) is least, the widest on a tie. Measured on the H100
+    // (NOTES.md, "Launch rules"; results/h100/step07_rules.csv), 128x256 against 128x192 in
+    // clusters of 2: 5000x3000x1000 58.4 us against 61.9 (4 waves of 384 rows against 5 of
+    // 320), 2500x6000x1480 78.1 against 82.0; and the other way, 3072x3072x1000 44.3 against
+    // 39.4 (3 waves each), 2000x3000x1496 42.1 against 37.9 (2 each).
+    if (k % 64 != 0 && large.slots < sms) {
+        Estimate best = large;
+        for (const Shape shape : {Shape{128, 224}, Shape{128, 192}, Shape{128, 144}, Shape{128, 128}}) {
+            if (shape.columns == 224 && (k + 63) / 64 <= kShortKBlocks) continue;  // see 128x224 below
+            const Estimate e = estimate(m, n, k, sms, cluster, shape, share_last_wave, dram_gbps);
+            if (l2_rows_per_sm(e, sms) < l2_rows_per_sm(best, sms)) best = e;
+        }
+        best.reason = "K % 64 != 0 in clusters: the tile whose SMs each read the fewest rows from L2";
+        return best;
+    }
     // Of the two narrower tiles, 128x192 first: fewer bytes per FLOP than 128x128.
     const Estimate wide = estimate(m, n, k, sms, cluster, {128, 192}, share_last_wave, dram_gbps);
     // 128x144 where its waves are fuller than 128x256's, 128x192's and 128x128's: its bytes
@@ -273,8 +301,18 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
     // 1792x1792x4096 0.97-0.98x instead of 0.89x; 224x14336x4096 0.96x instead of 0.91x;
     // 256x14336x4096 0.96-1.01x instead of 0.95-0.96x (128 tiles of 128x224 against 112 of
     // 128x256: one wave either way, an eighth less work per SM).
+    // Not with a K of kShortKBlocks k-blocks or fewer, where a tile's time is mostly its
+    // epilogue: 128x224's stores 192 of its columns through the TMA in three rounds of one
+    // 64-column box and the last 32 directly, element by element (tiles.cuh: TMA_COLUMNS,
+    // EPI_COLUMNS), where 128x256's stores two rounds of 128: longer, for an eighth less of C.
+    // Measured on the H100 (NOTES.md, "Launch rules"; results/h100/step07_rules.csv), the
+    // rule against 128x224 forced:
+    // 4608x2304x384 21.6 us (128x128) against 24.6, 3638x4760x384 36.4 (128x192) against 38.8,
+    // 4932x512x448 11.8 against 13.3; level at 256, 448 and 512 (6006x2923x256, 2201x6144x448,
+    // 806x8192x512). With 12 k-blocks and more 128x224 keeps its place (3072x4507x768 97.1 us
+    // in 128x192 against 93.7, 1646x2048x2048 27.7 in 128x256 against 26.7).
     const Estimate wider = estimate(m, n, k, sms, cluster, {128, 224}, share_last_wave, dram_gbps);
-    if (wave_fill(wider) >= wave_fill(large) + kFillGain &&
+    if ((k + 63) / 64 > kShortKBlocks && wave_fill(wider) >= wave_fill(large) + kFillGain &&
         wave_fill(wider) >= std::max(wave_fill(wide), wave_fill(half))) {
         Estimate e = wider;
         e.reason = "128x224's waves are fuller than 128x256's";

@@ -306,6 +306,32 @@ TEST(TileChoice, FewTilesAndALongKTakeTheWidestTileThatMakesSixteen) {
     EXPECT_EQ(tile(128, 8192, 16384), "64x128");    // one row of 128-row tiles: the rules below
 }
 
+TEST(TileChoice, AnOddKInClustersReadsTheFewestRowsPerSm) {
+    using ladder::tile_choice::choose;
+    const auto tile = [](long long m, long long n, long long k) {
+        const auto e = choose(m, n, k, 132, 2);
+        return std::to_string(e.shape.rows) + "x" + std::to_string(e.shape.columns);
+    };
+    // Clusters of 2 (K % 64 != 0): 4 waves of 128 + 256 / 2 rows against 5 of 128 + 192 / 2.
+    EXPECT_EQ(tile(5000, 3000, 1000), "128x256");
+    EXPECT_EQ(tile(4950, 2048, 5256), "128x256");  // the fill rules gave 128x128
+    EXPECT_EQ(tile(3072, 3072, 1000), "128x192");  // 3 waves either way: the narrower reads less
+    EXPECT_EQ(tile(2000, 3000, 1496), "128x192");
+    // K % 64 == 0: the fill rules decide (128x192 fills 98% of its waves, 128x256 91%).
+    EXPECT_EQ(tile(3000, 5000, 2048), "128x192");
+}
+
+TEST(TileChoice, AShortKNeverTakes128x224) {
+    using ladder::tile_choice::choose;
+    const auto tile = [](long long m, long long n, long long k) {
+        const auto e = choose(m, n, k, 132, 2);
+        return std::to_string(e.shape.rows) + "x" + std::to_string(e.shape.columns);
+    };
+    EXPECT_EQ(tile(4608, 2304, 384), "128x128");  // 6 k-blocks: 128x224 filled 3 waves
+    EXPECT_EQ(tile(3638, 4760, 384), "128x192");
+    EXPECT_EQ(tile(1646, 2048, 2048), "128x224");  // 32 k-blocks: 128x224 keeps its place
+}
+
 TEST(PlannerModel, DramReadsBoundTheLoopsNotTheEpilogue) {
     // 128x8192x8192 in 128x256 tiles (tile128x256) shared by 128 CTAs (each tile in 4 runs of 32
     // k-blocks), but B (128 MiB) must come from DRAM while the loops run; the shared tiles'
