@@ -285,6 +285,17 @@ TEST(Cli, EchoesBadInputAsPrintableText) {
     EXPECT_NE(error.find("--\\xc3"), std::string::npos) << error;
 }
 
+TEST(Cli, GraphReplaysGoWithTheDefaultTiming) {
+    cli::Options o;
+    std::string error;
+    ASSERT_TRUE(parse({"--bench"}, &o, &error)) << error;
+    EXPECT_FALSE(o.graph);
+    ASSERT_TRUE(parse({"--bench", "--graph", "--sizes", "512x512x16384"}, &o, &error)) << error;
+    EXPECT_TRUE(o.graph);
+    EXPECT_FALSE(parse({"--bench", "--graph", "--regime", "cool"}, &o, &error));
+    EXPECT_NE(error.find("--graph times the default alternating runs"), std::string::npos) << error;
+}
+
 TEST(Cli, RegimesAndTheirDefaultLengths) {
     cli::Options o;
     std::string error;

@@ -307,6 +307,8 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
                 return false;
             }
             o.regime = v;
+        } else if (arg == "--graph") {
+            o.graph = true;
         } else if (arg == "--inputs") {
             const char* v = value("--inputs");
             if (v == nullptr) return false;
@@ -372,6 +374,10 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
         return false;
     }
     if (!o.regime.empty() && o.regime_seconds == 0) o.regime_seconds = o.regime == "cool" ? 10 : 60;
+    if (o.graph && !o.regime.empty()) {
+        *error = "--graph times the default alternating runs; give it without --regime";
+        return false;
+    }
     if (one_shape) sizes = {{m, n, k}};
     if (one_shape) o.timeline_shape = sizes.front();
     o.check_shapes = (one_shape || sizes_given) ? sizes : check_shapes();
@@ -397,7 +403,7 @@ std::string usage(const char* program) {
            "       --sizes default|short|quick|small|check|contract|classes|LIST]\n"
            "       [--variant NAME | --variants all|compared|default | --tile RxC|all] [--csv FILE]\n"
            "       [--seed S] [--runs 20..100000] [--reference cublas|cpu] [--inputs uniform|zero]\n"
-           "       [--regime cool|sustained [--regime-seconds S]] [--timeline FILE]\n"
+           "       [--regime cool|sustained [--regime-seconds S] | --graph] [--timeline FILE]\n"
            "Sizes are 1.." + std::to_string(ladder::kMaxDimension) + ", K a multiple of 8; --seed is\n"
            "0..2^64-1; --reference cpu takes shapes with M*N*K <= 2^31.\n"
            "With neither --check nor --bench it does both: checks every shape against cuBLAS\n"
@@ -417,6 +423,8 @@ std::string usage(const char* program) {
            "--regime cool times, after S s (default 10) of idle GPU, the first 5 alternating\n"
            "launches; --regime sustained launches back to back, alternating, for S s (default\n"
            "60) and reports the median of the second half. Rows are named NAME@cool / NAME@sustained.\n"
+           "--graph captures each launch, the step's and cuBLAS's, once per input set into a CUDA\n"
+           "graph and times the replays, alternating as always. Rows are named NAME@graph.\n"
            "--timeline FILE runs the --m/--n/--k shape (default 4096x4096x4096) once after a\n"
            "warm-up and writes the pipeline events of a few CTAs to FILE (CSV; plot it with\n"
            "common/scripts/plot_timeline.py). It needs a build configured with\n"

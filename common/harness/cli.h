@@ -49,6 +49,9 @@ struct Options {
     // --regime cool|sustained: time the bench shapes as a public claim would quote them
     // (see harness.h, time_regime) instead of the default median of alternating launches.
     std::string regime;                       // "" = the default timing
+    // --graph: each launch is captured once per input set into a CUDA graph and the timed
+    // runs replay the graphs, as an application that captures its steps would run them.
+    bool graph = false;
     double regime_seconds = 0;                // --regime-seconds: idle before cool, length of sustained
     std::string timeline;                     // --timeline FILE ("" = no timeline)
     // --inputs uniform|zero: what the timed runs multiply (the checks always use random data).

@@ -306,6 +306,44 @@ std::vector<Timing> time_alternating(const std::vector<std::function<cudaError_t
     return timings;
 }
 
+GraphLaunches::GraphLaunches(const std::vector<std::function<cudaError_t(int, cudaStream_t)>>& launches,
+                             int sets)
+    : sets_(sets) {
+    LADDER_CUDA(cudaStreamCreateWithFlags(&capture_, cudaStreamNonBlocking));
+    for (const auto& launch : launches)
+        for (int set = 0; set < sets; ++set) {
+            if (cudaError_t err = launch(set, capture_); err != cudaSuccess)
+                throw Error(std::string("launch failed before capture: ") + cudaGetErrorString(err));
+            LADDER_CUDA(cudaStreamSynchronize(capture_));
+            cudaGraph_t graph = nullptr;
+            LADDER_CUDA(cudaStreamBeginCapture(capture_, cudaStreamCaptureModeThreadLocal));
+            const cudaError_t launched = launch(set, capture_);
+            const cudaError_t ended = cudaStreamEndCapture(capture_, &graph);
+            if (launched != cudaSuccess || ended != cudaSuccess)
+                throw Error(std::string("a launch could not be captured into a CUDA graph: ") +
+                            cudaGetErrorString(launched != cudaSuccess ? launched : ended));
+            cudaGraphExec_t exec = nullptr;
+            const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+            cudaGraphDestroy(graph);
+            LADDER_CUDA(made);
+            execs_.push_back(exec);
+        }
+}
+
+GraphLaunches::~GraphLaunches() {
+    for (cudaGraphExec_t exec : execs_) cudaGraphExecDestroy(exec);
+    if (capture_) cudaStreamDestroy(capture_);
+}
+
+std::vector<std::function<cudaError_t(int)>> GraphLaunches::replays(cudaStream_t stream) const {
+    std::vector<std::function<cudaError_t(int)>> out;
+    for (size_t kind = 0; kind * sets_ < execs_.size(); ++kind)
+        out.push_back([this, kind, stream](int set) {
+            return cudaGraphLaunch(execs_[kind * sets_ + set], stream);
+        });
+    return out;
+}
+
 namespace {
 
 // Median and minimum of a kind's times; `runs` how many there were.

@@ -152,6 +152,24 @@ std::vector<Timing> time_alternating(const std::vector<std::function<cudaError_t
                                      int sets, int min_runs, double budget_ms = 0,
                                      cudaStream_t stream = nullptr);
 
+// The same launches as CUDA graphs (--graph): each (kind, set) is run once on a stream of its
+// own (a library sizes its workspace for a stream on its first call there), then captured
+// once into a graph. replays() gives launches that replay those graphs on `stream`, for
+// time_alternating. A launch that fails or cannot be captured throws Error.
+class GraphLaunches {
+public:
+    GraphLaunches(const std::vector<std::function<cudaError_t(int set, cudaStream_t)>>& launches, int sets);
+    ~GraphLaunches();
+    GraphLaunches(const GraphLaunches&) = delete;
+    GraphLaunches& operator=(const GraphLaunches&) = delete;
+    std::vector<std::function<cudaError_t(int set)>> replays(cudaStream_t stream = nullptr) const;
+
+private:
+    int sets_ = 0;
+    cudaStream_t capture_ = nullptr;
+    std::vector<cudaGraphExec_t> execs_;  // kind * sets + set
+};
+
 // The two regimes a public number is quoted in, for the same alternating launches as
 // time_alternating (each launch reads another input set; the kinds alternate, so they see
 // the same clocks):

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -40,9 +42,9 @@ struct Runner {
     std::string label() const {
         return variant.name[0] ? std::string(step.name) + ":" + variant.name : step.name;
     }
-    cudaError_t run(const bf16* A, const bf16* B, bf16* C, const Shape& s) const {
+    cudaError_t run(const bf16* A, const bf16* B, bf16* C, const Shape& s, cudaStream_t stream = nullptr) const {
         return variant.gemm(A, B, C, static_cast<int>(s.M), static_cast<int>(s.N),
-                            static_cast<int>(s.K), nullptr);
+                            static_cast<int>(s.K), stream);
     }
 };
 
@@ -175,11 +177,6 @@ int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
     const int M = static_cast<int>(s.M), N = static_cast<int>(s.N), K = static_cast<int>(s.K);
     const double flop = 2.0 * s.M * s.N * s.K;
 
-    auto cublas_launch = [&](int i) {
-        cublas.gemm(sets[i].A.get(), sets[i].B.get(), sets[i].C.get(), M, N, K);
-        return cudaSuccess;
-    };
-
     // The reference for verifying what was timed (set 0).
     DeviceBuffer<float> ref(static_cast<size_t>(s.M * s.N));
     cublas.gemm_f32(sets[0].A.get(), sets[0].B.get(), ref.get(), M, N, K);
@@ -216,10 +213,21 @@ int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
     for (size_t runner = 0; runner < runners.size(); ++runner) {
         const Runner& r = runners[runner];
         if (!checked[runner]) continue;
-        // The step and cuBLAS alternate launch by launch (see time_alternating).
-        const std::vector<std::function<cudaError_t(int)>> launches = {
-            [&](int i) { return r.run(sets[i].A.get(), sets[i].B.get(), sets[i].C.get(), s); },
-            cublas_launch};
+        // The step and cuBLAS alternate launch by launch (see time_alternating), eagerly or
+        // (--graph) each replaying the CUDA graph its launch was captured into.
+        const std::vector<std::function<cudaError_t(int, cudaStream_t)>> on_stream = {
+            [&](int i, cudaStream_t st) { return r.run(sets[i].A.get(), sets[i].B.get(), sets[i].C.get(), s, st); },
+            [&](int i, cudaStream_t st) {
+                cublas.gemm(sets[i].A.get(), sets[i].B.get(), sets[i].C.get(), M, N, K, st);
+                return cudaSuccess;
+            }};
+        std::unique_ptr<GraphLaunches> graphs;
+        if (opt.graph) graphs = std::make_unique<GraphLaunches>(on_stream, set_count);
+        const std::vector<std::function<cudaError_t(int)>> launches =
+            graphs ? graphs->replays()
+                   : std::vector<std::function<cudaError_t(int)>>{
+                             [&](int i) { return on_stream[0](i, nullptr); },
+                             [&](int i) { return on_stream[1](i, nullptr); }};
         const std::vector<Timing> timed =
             opt.regime.empty() ? time_alternating(launches, set_count, min_runs, budget_ms)
                                : time_regime(launches, set_count, opt.regime == "sustained",
@@ -245,7 +253,8 @@ int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
         }
         ladder::csv::Row row;
         row.step = r.step.number;
-        row.name = r.label() + (opt.regime.empty() ? "" : "@" + opt.regime) + (zero_inputs ? "@zero" : "");
+        row.name = r.label() + (opt.regime.empty() ? "" : "@" + opt.regime) + (opt.graph ? "@graph" : "") +
+                   (zero_inputs ? "@zero" : "");
         row.inputs = opt.inputs;
         row.power_w = power_w;
         row.M = s.M, row.N = s.N, row.K = s.K;
