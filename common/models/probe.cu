@@ -14,8 +14,8 @@
 // events around the launch; latencies are the median of repeated single operations. Every
 // result is checked against a physical bound (the dense bf16 peak, 128 bytes per clock
 // through shared memory, the DRAM interface), and one outside it fails the run. The last
-// section holds tensor-core loops for seconds each while NVML reads board power and clock
-// (the power model of the planner). The whole run takes about a minute and a half.
+// section holds tensor-core loops and TMA streams (from the L2, from DRAM) for seconds each
+// while NVML reads board power and clock (the power model of the planner). The whole run takes about a minute and three quarters.
 //
 // Exit codes: 0 written, 1 a CUDA call, a checksum or a bound failed (nothing written), 2 bad
 // arguments or not a Hopper GPU (the tests use TMA and wgmma, sm_90a only), 77 no GPU.
@@ -322,15 +322,18 @@ constexpr int ring_smem(int stages) { return 1024 + stages * static_cast<int>(kB
 static_assert(ring_smem(kMostStages) <= 227 * 1024, "the deepest ring fits in one CTA's shared memory");
 
 // The stream itself, run by one thread: `iters` boxes through a ring of STAGES, each waited
-// for and one word of it added. Each group of `group` CTAs starts at its own box and walks
-// the same boxes: 1, every CTA reads its own lines (as no GEMM does); 8, eight SMs read each
-// line at about the same time, as the CTAs of one row of a GEMM's tile grid read the same A
-// tile.
+// for and one word of it added. Each group of `group` CTAs starts at its own box, `spacing`
+// boxes after the previous group's, and walks the same boxes: 1, every CTA reads its own
+// lines (as no GEMM does); 8, eight SMs read each line at about the same time, as the CTAs of
+// one row of a GEMM's tile grid read the same A tile. A spacing of the matrix's boxes over
+// the CTAs gives each CTA its own stretch of a matrix larger than the L2 (the DRAM stream of
+// section 9): no other CTA reads a box while it is still in the L2.
+constexpr int kBoxSpacing = 7;
 template <int STAGES>
 __device__ __forceinline__ uint32_t stream_boxes(const CUtensorMap& map, uint8_t* base, uint64_t* full, int rows,
-                                                 int iters, int group) {
+                                                 int iters, int group, int spacing = kBoxSpacing) {
     const int boxes = rows / kBoxRows;
-    int box = static_cast<int>(blockIdx.x / group * 7) % boxes;
+    int box = static_cast<int>(static_cast<long long>(blockIdx.x / group) * spacing % boxes);
     uint32_t sum = 0;
     const int total = iters + STAGES;
     for (int i = 0; i < total; ++i) {
@@ -350,21 +353,22 @@ __device__ __forceinline__ uint32_t stream_boxes(const CUtensorMap& map, uint8_t
 
 template <int STAGES>
 __global__ void __launch_bounds__(32) tma_stream(const __grid_constant__ CUtensorMap map, int rows, int iters,
-                                                 int group, uint32_t* out) {
+                                                 int group, uint32_t* out, int spacing = kBoxSpacing) {
     extern __shared__ uint8_t smem_raw[];
     uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
     __shared__ uint64_t full[STAGES];
     if (threadIdx.x != 0) return;
     for (int s = 0; s < STAGES; ++s) cuda::ptx::mbarrier_init(&full[s], 1);
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
-    out[blockIdx.x] = stream_boxes<STAGES>(map, base, full, rows, iters, group);  // tma_stream_expected()
+    out[blockIdx.x] = stream_boxes<STAGES>(map, base, full, rows, iters, group, spacing);  // tma_stream_expected()
 }
 
-uint32_t tma_stream_expected(int block, int rows, int iters, int stages, int group) {
+uint32_t tma_stream_expected(int block, int rows, int iters, int stages, int group, int spacing = kBoxSpacing) {
     const int boxes = rows / kBoxRows;
+    const long long first = static_cast<long long>(block / group) * spacing % boxes;
     uint32_t sum = 0;
     for (int i = stages; i < iters + stages; ++i) {
-        const int box = (block / group * 7 + (i - stages)) % boxes;
+        const int box = static_cast<int>((first + (i - stages)) % boxes);
         sum += static_cast<uint32_t>(box * kBoxRows + (i % 64) / 32);
     }
     return sum;
@@ -657,6 +661,13 @@ __global__ void __launch_bounds__(kPeakThreads, 1) mma_sync_sustained(long long 
 }
 
 __global__ void empty_kernel() {}
+
+// Each 32-bit word of a matrix of 128-byte rows holds its row's index, as the L2-resident
+// source of the load tests does (the TMA streams' checksums read it).
+__global__ void fill_row_index(uint32_t* p, size_t words) {
+    for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < words; i += size_t{gridDim.x} * blockDim.x)
+        p[i] = static_cast<uint32_t>(i / 32);
+}
 
 // Counts the words of p[0, words) that differ from `value` (the DRAM copy's check: reading a
 // GiB back to the host would take longer than the copy).
@@ -1359,6 +1370,72 @@ int main(int argc, char** argv) {
         std::printf("  power       P_busy %.0f W; P_op at f_max: wgmma random %.0f W, zero %.0f W; mma.sync random %.0f W, "
                     "zero %.0f W\n",
                     busy, wgmma_random, wgmma_zero, mma_random, mma_zero);
+        // The memory traffic's share: TMA streams with the tensor pipe idle (u = 0), held like the
+        // loops above. First every SM streams its own boxes of the 12 MiB L2-resident matrix
+        // (section 5's stream, group 1): what is left of P once P_idle and (f / f_max)^3 P_busy
+        // are taken off, over the stream's TB/s and (f / f_max)^2 (the L2 and the crossbar run
+        // on the SMs' voltage), is power_l2_w_per_tbps. Then the same stream from a 2 GiB matrix,
+        // each CTA on its own stretch of it (spacing: its boxes over the SMs), so every box comes
+        // from DRAM once and passes the L2 once: what is left once the L2's share is also taken
+        // off, over the TB/s, is power_dram_w_per_tbps (HBM's clock and voltage are fixed).
+        struct Stream {
+            const char* what;
+            const CUtensorMap* map;
+            int rows, spacing;
+            Sustained s;
+            double tbps = 0;
+        };
+        const size_t dram_matrix_bytes = size_t{2} << 30;
+        const int dram_rows = static_cast<int>(dram_matrix_bytes / 128);
+        uint32_t* dram_matrix = nullptr;
+        CHECK(cudaMalloc(&dram_matrix, dram_matrix_bytes));
+        fill_row_index<<<4 * sms, 256>>>(dram_matrix, dram_matrix_bytes / 4);
+        CHECK(cudaGetLastError());
+        CUtensorMap dram_map;
+        CHECK(ladder::make_tensor_map_2d(&dram_map, dram_matrix, dram_rows, 64, kBoxRows, kBoxCols,
+                                         CU_TENSOR_MAP_SWIZZLE_128B, "ladder-probe"));
+        Stream streams[] = {{"TMA stream from the L2, every SM its own boxes", &stream_map, rows, kBoxSpacing, {}},
+                            {"TMA stream from DRAM (2 GiB), every SM its own stretch", &dram_map, dram_rows,
+                             dram_rows / kBoxRows / sms, {}}};
+        for (Stream& st : streams) {
+            auto launch = [&](int iters) {
+                tma_stream<kStages><<<sms, 32, ring_smem(kStages)>>>(*st.map, st.rows, iters, 1, uout, st.spacing);
+            };
+            const int trial = 4096;
+            const float trial_ms = time_ms([&] { launch(trial); }, 1);
+            const int iters = static_cast<int>(
+                std::min(2e9, trial * kTargetMs / std::max(static_cast<double>(trial_ms), 1e-3)));
+            st.s = sample_while(nvml, [&] { launch(iters); }, kSettleS);
+            CHECK(cudaMemcpy(hu.data(), uout, sms * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+            for (int b = 0; b < sms; ++b)
+                require(hu[b] == tma_stream_expected(b, st.rows, iters, kStages, 1, st.spacing),
+                        "sustained TMA stream checksums");
+            st.tbps = static_cast<double>(sms) * iters * kBoxBytes / st.s.seconds * 1e-12;
+            require_at_least(st.s.samples, 5, "NVML samples during a sustained stream",
+                             "a stream sized to run about 3 s, sampled every 50 ms after 1.8 s");
+            require_at_most(st.s.clock_mhz, peak_mhz * slack, "SM clock in a sustained stream (MHz)",
+                            "the peak SM clock");
+            require_at_most(st.s.power_w, 1.25 * limit_w, "board power in a sustained stream (W)",
+                            "the enforced power limit, with room for the limiter's overshoot");
+            require_at_least(st.s.power_w, idle_w, "board power in a sustained stream (W)", "the idle power");
+            std::printf("  power       %-62s %4.0f W at %4.0f MHz, %.2f TB/s, %.1f s\n", st.what, st.s.power_w,
+                        st.s.clock_mhz, st.tbps, st.s.seconds);
+        }
+        require_at_most(streams[1].tbps, dram_from_clock * slack, "DRAM stream TB/s", "2 x memory clock x bus width");
+        CHECK(cudaFree(dram_matrix));
+        auto stream_sample = [](const Stream& st) { return ladder::plan::PowerSample{st.s.power_w, st.s.clock_mhz, 0}; };
+        const double l2_w = ladder::plan::memory_power_w_per_tbps(idle_w, peak_mhz, busy, stream_sample(streams[0]),
+                                                                  streams[0].tbps, 0, true);
+        const double dram_scale = streams[1].s.clock_mhz / peak_mhz;
+        const double dram_w = ladder::plan::memory_power_w_per_tbps(
+            idle_w, peak_mhz, busy, stream_sample(streams[1]), streams[1].tbps,
+            dram_scale * dram_scale * l2_w * streams[1].tbps, false);
+        // Moving bytes cannot give power back: below 0, P_busy (from the wgmma loops) is more
+        // than what these one-thread streams draw besides their bytes, and the model fails.
+        require_at_least(l2_w, 0, "power of the L2 stream per TB/s (W)", "moving bytes cannot lower the power");
+        require_at_least(dram_w, 0, "power of the DRAM stream per TB/s (W)", "moving bytes cannot lower the power");
+        std::printf("  power       memory traffic at f_max: %.1f W per TB/s from the L2, %.1f W per TB/s from DRAM\n",
+                    l2_w, dram_w);
         const std::string model = "P = P_idle + (f / sm_clock_max_mhz)^3 (P_busy + u P_op), u the tensor pipe's busy "
                                   "fraction (common/models/README.md)";
         char loop_text[5][160];
@@ -1383,6 +1460,18 @@ int main(int argc, char** argv) {
                                  ")" + sampled});
         constants.push_back({"power_mma_sync_zero_w", mma_zero, "W",
                              model + ": P_op of the same on zero operands (" + loop_text[4] + ")" + sampled});
+        char stream_text[2][160];
+        for (int i = 0; i < 2; ++i)
+            std::snprintf(stream_text[i], sizeof stream_text[i], "%s: %.0f W at %.0f MHz, %.2f TB/s", streams[i].what,
+                          streams[i].s.power_w, streams[i].s.clock_mhz, streams[i].tbps);
+        const std::string memory = model + " + (f / sm_clock_max_mhz)^2 power_l2_w_per_tbps x L2->SM TB/s + "
+                                           "power_dram_w_per_tbps x DRAM TB/s, the tensor pipe idle: ";
+        constants.push_back({"power_l2_w_per_tbps", l2_w, "W per TB/s",
+                             memory + "the L2 term of one CTA per SM streaming 32 KiB TMA boxes (4 in flight) "
+                                      "from a 12 MiB L2-resident matrix (" + stream_text[0] + ")" + sampled});
+        constants.push_back({"power_dram_w_per_tbps", dram_w, "W per TB/s",
+                             memory + "the DRAM term of the same stream from a 2 GiB matrix, each CTA on its own "
+                                      "stretch, its L2 share taken off (" + stream_text[1] + ")" + sampled});
     }
     CHECK(cudaFree(src));
     CHECK(cudaFree(fout));
