@@ -40,6 +40,9 @@ struct Machine {
     int tensor_flop_per_clk_per_sm = 0;        // dense bf16 FLOP per clock per SM (fp32 accumulate)
     double dense_bf16_tflops = 0;              // sm_count * tensor_flop_per_clk_per_sm * clock
     double dram_tbps = 0;                      // DRAM bandwidth, TB/s (1e12 bytes/s)
+    // All SMs reading an operand from DRAM with TMA as a GEMM does (256-row boxes along K, rows
+    // 8 KiB apart), TB/s: measured by ladder-probe; 0 (an older machine file): dram_tbps.
+    double dram_read_tbps = 0;
     double l2_tbps = 0;                        // L2 -> SM bandwidth, TB/s (an assumption: see .cpp)
     double mem_latency_ns = 0;                 // load issue -> data in shared memory (assumption)
     std::string source;                        // one line: where these numbers come from

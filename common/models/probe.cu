@@ -325,14 +325,19 @@ static_assert(ring_smem(kMostStages) <= 227 * 1024, "the deepest ring fits in on
 // for and one word of it added. Each group of `group` CTAs starts at its own box, `spacing`
 // boxes after the previous group's, and walks the same boxes: 1, every CTA reads its own
 // lines (as no GEMM does); 8, eight SMs read each line at about the same time, as the CTAs of
-// one row of a GEMM's tile grid read the same A tile. A spacing of the matrix's boxes over
-// the CTAs gives each CTA its own stretch of a matrix larger than the L2 (the DRAM stream of
-// section 9): no other CTA reads a box while it is still in the L2.
+// one row of a GEMM's tile grid read the same A tile. The DRAM stream of section 9 reads a
+// matrix larger than the L2 as a GEMM's CTA reads an operand: `row_boxes` boxes across each
+// 256-row slab (a K loop), slab after slab, each CTA from its own stretch (`spacing`: the
+// matrix's boxes over the CTAs), so that no other CTA reads a box while it is in the L2.
 constexpr int kBoxSpacing = 7;
+// Box `box` of the walk: its first column and first row (row_boxes boxes across a slab).
+__host__ __device__ __forceinline__ int box_column(int box, int row_boxes) { return box % row_boxes * kBoxCols; }
+__host__ __device__ __forceinline__ int box_row(int box, int row_boxes) { return box / row_boxes * kBoxRows; }
 template <int STAGES>
 __device__ __forceinline__ uint32_t stream_boxes(const CUtensorMap& map, uint8_t* base, uint64_t* full, int rows,
-                                                 int iters, int group, int spacing = kBoxSpacing) {
-    const int boxes = rows / kBoxRows;
+                                                 int iters, int group, int spacing = kBoxSpacing,
+                                                 int row_boxes = 1) {
+    const int boxes = rows / kBoxRows * row_boxes;
     int box = static_cast<int>(static_cast<long long>(blockIdx.x / group) * spacing % boxes);
     uint32_t sum = 0;
     const int total = iters + STAGES;
@@ -344,7 +349,7 @@ __device__ __forceinline__ uint32_t stream_boxes(const CUtensorMap& map, uint8_t
         }
         if (i < iters) {
             arrive_expect_tx(&full[s], kBoxBytes);
-            tma_load_2d(base + s * kBoxBytes, &map, 0, box * kBoxRows, &full[s]);
+            tma_load_2d(base + s * kBoxBytes, &map, box_column(box, row_boxes), box_row(box, row_boxes), &full[s]);
             box = (box + 1) % boxes;
         }
     }
@@ -353,23 +358,26 @@ __device__ __forceinline__ uint32_t stream_boxes(const CUtensorMap& map, uint8_t
 
 template <int STAGES>
 __global__ void __launch_bounds__(32) tma_stream(const __grid_constant__ CUtensorMap map, int rows, int iters,
-                                                 int group, uint32_t* out, int spacing = kBoxSpacing) {
+                                                 int group, uint32_t* out, int spacing = kBoxSpacing,
+                                                 int row_boxes = 1) {
     extern __shared__ uint8_t smem_raw[];
     uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
     __shared__ uint64_t full[STAGES];
     if (threadIdx.x != 0) return;
     for (int s = 0; s < STAGES; ++s) cuda::ptx::mbarrier_init(&full[s], 1);
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
-    out[blockIdx.x] = stream_boxes<STAGES>(map, base, full, rows, iters, group, spacing);  // tma_stream_expected()
+    out[blockIdx.x] = stream_boxes<STAGES>(map, base, full, rows, iters, group, spacing,
+                                           row_boxes);  // tma_stream_expected()
 }
 
-uint32_t tma_stream_expected(int block, int rows, int iters, int stages, int group, int spacing = kBoxSpacing) {
-    const int boxes = rows / kBoxRows;
+uint32_t tma_stream_expected(int block, int rows, int iters, int stages, int group, int spacing = kBoxSpacing,
+                             int row_boxes = 1) {
+    const int boxes = rows / kBoxRows * row_boxes;
     const long long first = static_cast<long long>(block / group) * spacing % boxes;
     uint32_t sum = 0;
     for (int i = stages; i < iters + stages; ++i) {
         const int box = static_cast<int>((first + (i - stages)) % boxes);
-        sum += static_cast<uint32_t>(box * kBoxRows + (i % 64) / 32);
+        sum += static_cast<uint32_t>(box_row(box, row_boxes) + (i % 64) / 32);
     }
     return sum;
 }
@@ -662,11 +670,11 @@ __global__ void __launch_bounds__(kPeakThreads, 1) mma_sync_sustained(long long 
 
 __global__ void empty_kernel() {}
 
-// Each 32-bit word of a matrix of 128-byte rows holds its row's index, as the L2-resident
-// source of the load tests does (the TMA streams' checksums read it).
-__global__ void fill_row_index(uint32_t* p, size_t words) {
+// Each 32-bit word of a matrix holds its row's index, as the L2-resident source of the load
+// tests does (the TMA streams' checksums read it).
+__global__ void fill_row_index(uint32_t* p, size_t words, size_t words_per_row) {
     for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < words; i += size_t{gridDim.x} * blockDim.x)
-        p[i] = static_cast<uint32_t>(i / 32);
+        p[i] = static_cast<uint32_t>(i / words_per_row);
 }
 
 // Counts the words of p[0, words) that differ from `value` (the DRAM copy's check: reading a
@@ -1378,28 +1386,36 @@ int main(int argc, char** argv) {
         // each CTA on its own stretch of it (spacing: its boxes over the SMs), so every box comes
         // from DRAM once and passes the L2 once: what is left once the L2's share is also taken
         // off, over the TB/s, is power_dram_w_per_tbps (HBM's clock and voltage are fixed).
+        // The DRAM stream reads its matrix as a GEMM's CTAs read an operand of K = 4096: boxes of
+        // 256 rows x 128 bytes, 64 of them across each 8 KiB row (a K loop), slab after slab;
+        // its rate is dram_tma_read_tbps, the DRAM rate of a GEMM's reads (rows 8 KiB apart
+        // do not stream as a copy does).
         struct Stream {
             const char* what;
             const CUtensorMap* map;
-            int rows, spacing;
+            int rows, spacing, row_boxes;
             Sustained s;
             double tbps = 0;
         };
+        constexpr int kDramColumns = 4096, kDramRowBoxes = kDramColumns / kBoxCols;
         const size_t dram_matrix_bytes = size_t{2} << 30;
-        const int dram_rows = static_cast<int>(dram_matrix_bytes / 128);
+        const int dram_rows = static_cast<int>(dram_matrix_bytes / (kDramColumns * 2));
+        // Each CTA's stretch starts at a slab: its boxes over the SMs, in whole slabs.
+        const int dram_spacing = dram_rows / kBoxRows / sms * kDramRowBoxes;
         uint32_t* dram_matrix = nullptr;
         CHECK(cudaMalloc(&dram_matrix, dram_matrix_bytes));
-        fill_row_index<<<4 * sms, 256>>>(dram_matrix, dram_matrix_bytes / 4);
+        fill_row_index<<<4 * sms, 256>>>(dram_matrix, dram_matrix_bytes / 4, kDramColumns / 2);
         CHECK(cudaGetLastError());
         CUtensorMap dram_map;
-        CHECK(ladder::make_tensor_map_2d(&dram_map, dram_matrix, dram_rows, 64, kBoxRows, kBoxCols,
+        CHECK(ladder::make_tensor_map_2d(&dram_map, dram_matrix, dram_rows, kDramColumns, kBoxRows, kBoxCols,
                                          CU_TENSOR_MAP_SWIZZLE_128B, "ladder-probe"));
-        Stream streams[] = {{"TMA stream from the L2, every SM its own boxes", &stream_map, rows, kBoxSpacing, {}},
-                            {"TMA stream from DRAM (2 GiB), every SM its own stretch", &dram_map, dram_rows,
-                             dram_rows / kBoxRows / sms, {}}};
+        Stream streams[] = {{"TMA stream from the L2, every SM its own boxes", &stream_map, rows, kBoxSpacing, 1, {}},
+                            {"TMA stream from DRAM (2 GiB, K loops of 4096), every SM its own stretch", &dram_map,
+                             dram_rows, dram_spacing, kDramRowBoxes, {}}};
         for (Stream& st : streams) {
             auto launch = [&](int iters) {
-                tma_stream<kStages><<<sms, 32, ring_smem(kStages)>>>(*st.map, st.rows, iters, 1, uout, st.spacing);
+                tma_stream<kStages><<<sms, 32, ring_smem(kStages)>>>(*st.map, st.rows, iters, 1, uout, st.spacing,
+                                                                     st.row_boxes);
             };
             const int trial = 4096;
             const float trial_ms = time_ms([&] { launch(trial); }, 1);
@@ -1408,7 +1424,7 @@ int main(int argc, char** argv) {
             st.s = sample_while(nvml, [&] { launch(iters); }, kSettleS);
             CHECK(cudaMemcpy(hu.data(), uout, sms * sizeof(uint32_t), cudaMemcpyDeviceToHost));
             for (int b = 0; b < sms; ++b)
-                require(hu[b] == tma_stream_expected(b, st.rows, iters, kStages, 1, st.spacing),
+                require(hu[b] == tma_stream_expected(b, st.rows, iters, kStages, 1, st.spacing, st.row_boxes),
                         "sustained TMA stream checksums");
             st.tbps = static_cast<double>(sms) * iters * kBoxBytes / st.s.seconds * 1e-12;
             require_at_least(st.s.samples, 5, "NVML samples during a sustained stream",
@@ -1469,6 +1485,10 @@ int main(int argc, char** argv) {
         constants.push_back({"power_l2_w_per_tbps", l2_w, "W per TB/s",
                              memory + "the L2 term of one CTA per SM streaming 32 KiB TMA boxes (4 in flight) "
                                       "from a 12 MiB L2-resident matrix (" + stream_text[0] + ")" + sampled});
+        constants.push_back({"dram_tma_read_tbps", streams[1].tbps, "TB/s",
+                             "one CTA per SM reads a 2 GiB matrix of 8 KiB rows with TMA as a GEMM reads an "
+                             "operand (256x64 bf16 boxes along each 256-row slab, 4 in flight), each CTA its own "
+                             "stretch, bytes over about 3 s, the tensor pipe idle"});
         constants.push_back({"power_dram_w_per_tbps", dram_w, "W per TB/s",
                              memory + "the DRAM term of the same stream from a 2 GiB matrix, each CTA on its own "
                                       "stretch, its L2 share taken off (" + stream_text[1] + ")" + sampled});
