@@ -331,10 +331,11 @@ struct PowerSample {
 // activity power scaled to the peak clock.
 double power_at_peak_clock_w(double idle_w, double clock_max_mhz, const PowerSample& sample);
 // ladder-probe's memory loops (tensor pipe idle): the watts per TB/s of a stream of `tbps`
-// whose board power and clock are `sample`'s, once P_idle, (f / f_max)^3 P_busy and
+// whose board power and clock are `sample`'s, once P_idle, (f / f_max)^3 base_w (what the SMs
+// draw at f_max running the same kernel without its bytes: the probe's baseline) and
 // `known_w` (what the other traffic of the same loop draws, e.g. its L2 share in a DRAM
 // stream) are taken off; divided by (f / f_max)^2 where the traffic follows the SMs' voltage.
-double memory_power_w_per_tbps(double idle_w, double clock_max_mhz, double busy_w, const PowerSample& sample,
+double memory_power_w_per_tbps(double idle_w, double clock_max_mhz, double base_w, const PowerSample& sample,
                                double tbps, double known_w, bool follows_sm_voltage);
 // power_busy_w and P_op from two samples of one instruction and operands at two busy
 // fractions (the line through their activity powers). False, with *why, where they cannot

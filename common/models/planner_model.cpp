@@ -457,10 +457,10 @@ double board_power_w(const Machine& m, double clock_mhz, const Activity& a, bool
            scale * scale * m.power_l2_w_per_tbps * a.l2_tbps + m.power_dram_w_per_tbps * a.dram_tbps;
 }
 
-double memory_power_w_per_tbps(double idle_w, double clock_max_mhz, double busy_w, const PowerSample& sample,
+double memory_power_w_per_tbps(double idle_w, double clock_max_mhz, double base_w, const PowerSample& sample,
                                double tbps, double known_w, bool follows_sm_voltage) {
     const double scale = sample.clock_mhz / clock_max_mhz;
-    const double left = sample.power_w - idle_w - scale * scale * scale * busy_w - known_w;
+    const double left = sample.power_w - idle_w - scale * scale * scale * base_w - known_w;
     return left / (tbps * (follows_sm_voltage ? scale * scale : 1.0));
 }
 
