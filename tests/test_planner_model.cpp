@@ -670,6 +670,22 @@ TEST(PowerModel, PredictRunsAtTheClockUnderTheLimit) {
     EXPECT_DOUBLE_EQ(plan_step(h100_sxm(), 7, "", k4096).prediction.clock_mhz, h100_sxm().load_clock_mhz);
 }
 
+// The stores are predicated on C's bounds: a problem narrower than the tile stores only its
+// rows and columns, a wider one whole tiles; ping-pong exposes its second half's 64 rows.
+TEST(PlannerModel, TheEpilogueStoresWhatLiesInsideC) {
+    const Machine m = h100_sxm();
+    const double share = m.store4_tbps * 1e3 / m.sm_count;  // bytes per ns, step 05's 4-byte stores
+    EXPECT_NEAR(plan_step(m, 5, "", k4096).prediction.epilogue_ns, 128.0 * 256 * 2 / share, 1e-6);
+    EXPECT_NEAR(plan_step(m, 5, "", Problem{4096, 16, 4096}).prediction.epilogue_ns, 128.0 * 16 * 2 / share, 1e-6);
+    EXPECT_NEAR(plan_step(m, 5, "", Problem{16, 4096, 4096}).prediction.epilogue_ns, 16.0 * 256 * 2 / share, 1e-6);
+    EXPECT_NEAR(plan_step(m, 6, "pingpong", k4096).prediction.epilogue_ns, 64.0 * 256 * 2 / share, 1e-6);
+    // M = 100: the lower half holds rows 64..99; M = 48: only the upper half runs, 48 rows.
+    EXPECT_NEAR(plan_step(m, 6, "pingpong", Problem{100, 4096, 4096}).prediction.epilogue_ns, 36.0 * 256 * 2 / share,
+                1e-6);
+    EXPECT_NEAR(plan_step(m, 6, "pingpong", Problem{48, 4096, 4096}).prediction.epilogue_ns, 48.0 * 256 * 2 / share,
+                1e-6);
+}
+
 // The memory traffic's term: W per TB/s from the L2 at f_max, scaled by (f / f_max)^2, and per
 // TB/s of DRAM, not scaled.
 TEST(PowerModel, MemoryTrafficAddsItsWattsPerTerabytePerSecond) {

@@ -317,11 +317,20 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
     if (c.structure == Structure::WarpSpecialized) store_tbps = m.store16_tbps;
     if (c.structure == Structure::Persistent) store_tbps = m.tma_store_tbps;
     const double store_share = store_tbps * 1e3 / m.sm_count;  // bytes per ns
-    const double c_bytes = static_cast<double>(c.bm) * c.bn * kBytesPerElement;
+    // The stores of a tile are predicated on C's bounds (a TMA store clips its box): a problem
+    // narrower than the tile stores only its rows and columns, on every SM, so its busiest
+    // SM's epilogue writes min(BM, M) x min(BN, N) elements. Wider problems have whole tiles.
+    const double stored_rows = std::min<double>(c.bm, problem.m), stored_columns = std::min<double>(c.bn, problem.n);
+    const double c_bytes = stored_rows * stored_columns * kBytesPerElement;
     // Ping-pong stores straight from the accumulators (4-byte stores: its ring is still in
     // use), and only the second half's store is exposed: the first runs under the second
-    // half's K loop.
-    r.epilogue_ns = store_tbps > 0 ? c_bytes / (pingpong ? 2 : 1) * ctas_per_sm / store_share : 0;
+    // half's K loop. Its 64 rows are those of C below the first half's (all of the tile's
+    // where M <= 64: the lower half is skipped, the upper one is the last).
+    const double exposed_bytes =
+        !pingpong ? c_bytes
+                  : (halves == 1 ? stored_rows : std::min(c.bm / 2.0, stored_rows - c.bm / 2.0)) * stored_columns *
+                        kBytesPerElement;
+    r.epilogue_ns = store_tbps > 0 ? exposed_bytes * ctas_per_sm / store_share : 0;
     if (partials_read > 0) {
         // A shared tile (07's stream-K, or split-K): every holder but the owner writes its
         // fp32 partial tile with 16-byte stores, all SMs at once; then the owner reads the
