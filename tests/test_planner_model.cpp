@@ -737,11 +737,11 @@ TEST(PowerModel, PredictChargesTheMemoryTraffic) {
     EXPECT_NEAR(board_power_w(m, r.clock_mhz, Activity(r.tensor_busy, r.l2_traffic_tbps, r.dram_traffic_tbps), false,
                               false),
                 700, 0.5);
-    // The L2 traffic: every tile's k-blocks, each stage (128 + 256 rows x 64 x 2 bytes for the
-    // 128x256 tile) into one CTA, over the time; DRAM: A and B read once, C written once.
+    // The L2 traffic: every tile's k-blocks, each stage's A slab and its share of the cluster's
+    // multicast B slab, over the time; DRAM: A and B read once, C written once.
     const Candidate& c = plan.candidate;
     const double stages = (4096.0 / c.bm) * (4096.0 / c.bn) * 64;
-    EXPECT_NEAR(r.l2_traffic_tbps, stages * (c.bm + c.bn) * 64 * 2 / (r.total_us * 1e6), 1e-9);
+    EXPECT_NEAR(r.l2_traffic_tbps, stages * (c.bm + c.bn / c.cluster) * 64 * 2 / (r.total_us * 1e6), 1e-9);
     EXPECT_NEAR(r.dram_traffic_tbps, 3.0 * 4096 * 4096 * 2 / (r.total_us * 1e6), 1e-9);
 }
 

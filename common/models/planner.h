@@ -106,7 +106,7 @@ struct Machine {
     double power_mma_sync_random_w = 0;  // mma.sync, random operands
     double power_mma_sync_zero_w = 0;    // mma.sync, zero operands
     // The memory traffic's share (README "The clock under the power limit"): watts per TB/s of
-    // bytes the L2 delivers to the SMs, at sm_clock_max_mhz (scaled by (f / f_max)^2: the L2
+    // bytes the L2 reads for the SMs, at sm_clock_max_mhz (scaled by (f / f_max)^2: the L2
     // and the crossbar share the SMs' voltage), and per TB/s of DRAM traffic (HBM has its own
     // fixed clock and voltage: not scaled). Measured by ladder-probe (section 9's streaming
     // loops); 0 (a machine file written before the probe measured them): no memory term, the
@@ -215,7 +215,7 @@ struct Prediction {
     bool power_limited = false;  // clock_mhz is where board power meets the limit (below sm_clock_max_mhz)
     double power_w = 0;          // the board power the power model gives at clock_mhz (0: no model)
     double tensor_busy = 0;      // the tensor pipe's busy fraction: executed FLOP / (SMs x clock x 4096) / time
-    double l2_traffic_tbps = 0;  // bytes the L2 delivers to the SMs over the run, per time (TB/s)
+    double l2_traffic_tbps = 0;  // bytes the L2 reads for the SMs over the run, per time (TB/s)
     double dram_traffic_tbps = 0;  // bytes read from and written to DRAM over the run, per time (TB/s)
     int active_sms = 0;          // SMs with work in the busiest wave
     double issue_ns = 0;         // the SM issuing one k-block's math (mma.sync+ldmatrix, or wgmma)

@@ -417,11 +417,11 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
     // tiles padded) over what all SMs could do at this clock in that time.
     const double executed = 2.0 * tiles_m * c.bm * ceil_div(problem.n, c.bn) * c.bn * full_k_blocks * c.bk;
     r.tensor_busy = executed / (r.total_us * 1e-6 * m.sm_count * clock * 1e6 * kDensePeakFlopPerClk);
-    // The memory traffic over the run, which draws power too: every k-block's stage delivered
-    // from the L2 into a CTA's shared memory (a multicast stage counts once per CTA it lands
-    // in), and the DRAM reads above plus C written once.
-    const double stage_bytes_per_cta = (a_rows + b_rows) * c.bk * kBytesPerElement;
-    r.l2_traffic_tbps = static_cast<double>(tiles) * tile_k_blocks * stage_bytes_per_cta / (r.total_us * 1e6);
+    // The memory traffic over the run, which draws power too: every k-block's stage read from
+    // the L2 (a multicast B slab once per cluster: the L2 reads it once, the crossbar carries
+    // it once to the cluster's GPC), and the DRAM reads above plus C written once.
+    const double l2_stage_bytes = (a_rows + b_rows / std::max(1, c.cluster)) * c.bk * kBytesPerElement;
+    r.l2_traffic_tbps = static_cast<double>(tiles) * tile_k_blocks * l2_stage_bytes / (r.total_us * 1e6);
     r.dram_traffic_tbps = (dram_bytes + M * N * kBytesPerElement) / (r.total_us * 1e6);
     r.valid = true;
     return r;
