@@ -107,10 +107,10 @@ struct Machine {
     double power_mma_sync_zero_w = 0;    // mma.sync, zero operands
     // The memory traffic's share (README "The clock under the power limit"): watts per TB/s of
     // bytes the L2 reads for the SMs, at sm_clock_max_mhz (scaled by (f / f_max)^2: the L2
-    // and the crossbar share the SMs' voltage), and per TB/s of DRAM traffic (HBM has its own
-    // fixed clock and voltage: not scaled). Measured by ladder-probe (section 9's streaming
-    // loops); 0 (a machine file written before the probe measured them): no memory term, the
-    // clock is predicted from the tensor pipe's activity alone.
+    // and the crossbar taken to share the SMs' voltage), and per TB/s of DRAM traffic (HBM
+    // has its own fixed clock and voltage: not scaled). Measured by ladder-probe (section 9's
+    // streams); 0 (a machine file written before the probe measured them): no memory term,
+    // the clock is predicted from the tensor pipe's activity alone.
     double power_l2_w_per_tbps = 0;
     double power_dram_w_per_tbps = 0;
     std::vector<std::string> not_measured;  // constants the machine file marks "measured": false

@@ -457,8 +457,9 @@ bool has_power_model(const Machine& m) {
 double board_power_w(const Machine& m, double clock_mhz, const Activity& a, bool mma_sync, bool zero_inputs) {
     // Dynamic power is switched capacitance x V^2 x f; along the GPU's voltage-frequency curve
     // V rises about in proportion to f in the range a power-limited GEMM runs in, hence f^3.
-    // A byte moved costs energy C V^2 whatever the clock: the L2's bytes, on the SMs' voltage,
-    // cost (f / f_max)^2 of what they cost at f_max; DRAM's, on HBM's fixed voltage, the same.
+    // A byte moved costs energy C V^2 whatever the clock: the L2's bytes, taken to be on the
+    // SMs' voltage, cost (f / f_max)^2 of what they cost at f_max; DRAM's, on HBM's fixed
+    // voltage, the same at every SM clock.
     const double op = mma_sync ? (zero_inputs ? m.power_mma_sync_zero_w : m.power_mma_sync_random_w)
                                : (zero_inputs ? m.power_wgmma_zero_w : m.power_wgmma_random_w);
     const double scale = clock_mhz / m.sm_clock_max_mhz;

@@ -1426,7 +1426,7 @@ int main(int argc, char** argv) {
         // more than a one-warp stream draws besides its bytes.) First every SM streams its own
         // boxes of the 12 MiB L2-resident matrix (section 5's stream, group 1): what is left of P
         // once P_idle and (f / f_max)^3 P_warp are taken off, over the stream's TB/s and
-        // (f / f_max)^2 (the L2 and the crossbar run on the SMs' voltage), is
+        // (f / f_max)^2 (the L2 and the crossbar taken to run on the SMs' voltage), is
         // power_l2_w_per_tbps. Then the same stream from a 2 GiB matrix,
         // each CTA on its own stretch of it (spacing: its boxes over the SMs), so every box comes
         // from DRAM once and passes the L2 once: what is left once the L2's share is also taken
