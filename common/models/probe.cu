@@ -1465,6 +1465,7 @@ int main(int argc, char** argv) {
                                          CU_TENSOR_MAP_SWIZZLE_128B, "ladder-probe"));
         long long* spun = nullptr;
         CHECK(cudaMalloc(&spun, sms * sizeof(long long)));
+        CHECK(cudaMemset(spun, 0, sms * sizeof(long long)));  // a CTA that did not run fails the check
         CHECK(cudaFuncSetAttribute(spin, cudaFuncAttributeMaxDynamicSharedMemorySize, ring_smem(kStages)));
         const long long spin_cycles = static_cast<long long>(kTargetMs * 1e-3 * peak_mhz * 1e6);
         const Sustained spin_s =
