@@ -696,6 +696,128 @@ TEST(PowerModel, PredictRunsAtTheClockUnderTheLimit) {
     EXPECT_DOUBLE_EQ(plan_step(h100_sxm(), 7, "", k4096).prediction.clock_mhz, h100_sxm().load_clock_mhz);
 }
 
+// The stores are predicated on C's bounds: a problem narrower than the tile stores only its
+// rows and columns, a wider one whole tiles; ping-pong exposes its second half's 64 rows.
+TEST(PlannerModel, TheEpilogueStoresWhatLiesInsideC) {
+    const Machine m = h100_sxm();
+    const double share = m.store4_tbps * 1e3 / m.sm_count;  // bytes per ns, step 05's 4-byte stores
+    EXPECT_NEAR(plan_step(m, 5, "", k4096).prediction.epilogue_ns, 128.0 * 256 * 2 / share, 1e-6);
+    EXPECT_NEAR(plan_step(m, 5, "", Problem{4096, 16, 4096}).prediction.epilogue_ns, 128.0 * 16 * 2 / share, 1e-6);
+    EXPECT_NEAR(plan_step(m, 5, "", Problem{16, 4096, 4096}).prediction.epilogue_ns, 16.0 * 256 * 2 / share, 1e-6);
+    EXPECT_NEAR(plan_step(m, 6, "pingpong", k4096).prediction.epilogue_ns, 64.0 * 256 * 2 / share, 1e-6);
+    // M = 100: the lower half holds rows 64..99; M = 48: only the upper half runs, 48 rows.
+    EXPECT_NEAR(plan_step(m, 6, "pingpong", Problem{100, 4096, 4096}).prediction.epilogue_ns, 36.0 * 256 * 2 / share,
+                1e-6);
+    EXPECT_NEAR(plan_step(m, 6, "pingpong", Problem{48, 4096, 4096}).prediction.epilogue_ns, 48.0 * 256 * 2 / share,
+                1e-6);
+}
+
+// The memory traffic's term: W per TB/s from the L2 at f_max, scaled by (f / f_max)^2, and per
+// TB/s of DRAM, not scaled.
+TEST(PowerModel, MemoryTrafficAddsItsWattsPerTerabytePerSecond) {
+    Machine m = power_machine();
+    EXPECT_FALSE(has_memory_power(m));
+    m.power_l2_w_per_tbps = 20;
+    m.power_dram_w_per_tbps = 50;
+    EXPECT_TRUE(has_memory_power(m));
+    // At 2000 MHz: 100 + 100 + 0.5 x 1000 + 20 x 5 + 50 x 2 = 900 W.
+    EXPECT_DOUBLE_EQ(board_power_w(m, 2000, Activity(0.5, 5, 2), false, false), 900);
+    // At 1000 MHz: 100 + (1/8)(600) + (1/4)(100) + 100 = 300 W: DRAM's share does not follow the clock.
+    EXPECT_DOUBLE_EQ(board_power_w(m, 1000, Activity(0.5, 5, 2), false, false), 300);
+    // A busy fraction alone is an Activity without traffic: the power of the tensor terms.
+    EXPECT_DOUBLE_EQ(board_power_w(m, 2000, 0.5, false, false), 700);
+    // The traffic lowers the clock at the limit: 100 + x^3 1100 + x^2 100 + 100 = 700 has its
+    // root below the traffic-free one, x^3 = 6/11.
+    const double f = clock_under_power_limit(m, false, false, [](double) { return Activity(1.0, 5, 2); });
+    EXPECT_LT(f, 2000 * std::cbrt(6.0 / 11.0));
+    EXPECT_NEAR(board_power_w(m, f, Activity(1.0, 5, 2), false, false), 700, 0.01);
+}
+
+// ladder-probe's memory loops: a stream's samples drawn from the model give back its constants.
+TEST(PowerModel, TheProbesStreamsGiveBackTheMemoryConstants) {
+    Machine m = power_machine();
+    m.power_l2_w_per_tbps = 20;
+    m.power_dram_w_per_tbps = 50;
+    // The L2 stream: 8 TB/s, tensor pipe idle, at 1800 MHz.
+    const PowerSample l2{board_power_w(m, 1800, Activity(0, 8, 0), false, false), 1800, 0};
+    const double l2_w = memory_power_w_per_tbps(100, 2000, 100, l2, 8, 0, true);
+    EXPECT_NEAR(l2_w, 20, 1e-9);
+    // The DRAM stream: 2.5 TB/s from DRAM through the L2, at 2000 MHz; its L2 share known.
+    const PowerSample dram{board_power_w(m, 2000, Activity(0, 2.5, 2.5), false, false), 2000, 0};
+    EXPECT_NEAR(memory_power_w_per_tbps(100, 2000, 100, dram, 2.5, l2_w * 2.5, false), 50, 1e-9);
+}
+
+// The power model's prediction with the memory term: the traffic the time model gives at the
+// clock it settles at, and board power at the limit with it.
+TEST(PowerModel, PredictChargesTheMemoryTraffic) {
+    Machine m = power_machine();
+    const Prediction without = plan_step(m, 7, "", k4096).prediction;
+    m.power_l2_w_per_tbps = 20;
+    m.power_dram_w_per_tbps = 50;
+    const Plan plan = plan_step(m, 7, "", k4096);
+    const Prediction& r = plan.prediction;
+    ASSERT_TRUE(r.valid && r.power_limited);
+    EXPECT_LT(r.clock_mhz, without.clock_mhz);
+    EXPECT_GT(r.total_us, without.total_us);
+    EXPECT_NEAR(r.power_w, 700, 0.5);
+    EXPECT_NEAR(board_power_w(m, r.clock_mhz, Activity(r.tensor_busy, r.l2_traffic_tbps, r.dram_traffic_tbps), false,
+                              false),
+                700, 0.5);
+    // The L2 traffic: every tile's k-blocks, each stage's A slab and its share of the cluster's
+    // multicast B slab, over the time; DRAM: A and B read once, C written once.
+    const Candidate& c = plan.candidate;
+    const double stages = (4096.0 / c.bm) * (4096.0 / c.bn) * 64;
+    EXPECT_NEAR(r.l2_traffic_tbps, stages * (c.bm + c.bn / c.cluster) * 64 * 2 / (r.total_us * 1e6), 1e-9);
+    EXPECT_NEAR(r.dram_traffic_tbps, 3.0 * 4096 * 4096 * 2 / (r.total_us * 1e6), 1e-9);
+}
+
+// A machine file written before the probe measured the memory term still loads, without it;
+// the term's keys are read where present, and refused without the rest of the power model or
+// below 0. The DRAM rate of a GEMM's reads, where present, sets the DRAM floor.
+TEST(PlannerModel, MachineFileMemoryTermIsOptional) {
+    Machine old = h100_sxm();
+    std::string error;
+    ASSERT_TRUE(read_machine_file(kH100HandFile, &old, &error)) << error;
+    EXPECT_TRUE(has_power_model(old));
+    EXPECT_FALSE(has_memory_power(old));
+    EXPECT_EQ(old.dram_read_tbps, 0);
+    std::ifstream in(kH100HandFile);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto with_keys = [&](const std::string& source, const std::string& keys) {
+        return source.substr(0, source.rfind('}', source.rfind('}') - 1)) + ",\n" + keys + "\n  }\n}\n";
+    };
+    const std::string keys =
+        "    \"power_l2_w_per_tbps\": {\"value\": 25, \"unit\": \"W per TB/s\", \"measured\": true},\n"
+        "    \"power_dram_w_per_tbps\": {\"value\": 60, \"unit\": \"W per TB/s\", \"measured\": true},\n"
+        "    \"dram_tma_read_tbps\": {\"value\": 1.5, \"unit\": \"TB/s\", \"measured\": true}";
+    const std::string path = write_temp("memory_machine.json", with_keys(text, keys));
+    Machine m = h100_sxm();
+    ASSERT_TRUE(read_machine_file(path, &m, &error)) << error;
+    EXPECT_DOUBLE_EQ(m.power_l2_w_per_tbps, 25);
+    EXPECT_DOUBLE_EQ(m.power_dram_w_per_tbps, 60);
+    EXPECT_DOUBLE_EQ(m.dram_read_tbps, 1.5);
+    // A narrow problem's floor is its compulsory reads at the slower rate of a GEMM's reads.
+    const Problem narrow{64, 4096, 4096};
+    const Prediction slow = plan_step(m, 7, "", narrow).prediction, fast = plan_step(old, 7, "", narrow).prediction;
+    EXPECT_NEAR(slow.dram_ns, fast.dram_ns * old.dram_tbps / 1.5, 1e-6);
+    EXPECT_GT(slow.total_us, fast.total_us);
+    std::remove(path.c_str());
+    // Below 0, or without the power model, refused.
+    std::string negative = with_keys(text, keys);
+    negative.replace(negative.find("\"value\": 25", negative.find("\"power_l2_w_per_tbps\"")), 12, "\"value\": -5");
+    const std::string negative_path = write_temp("negative_memory.json", negative);
+    EXPECT_FALSE(read_machine_file(negative_path, &m, &error));
+    EXPECT_NE(error.find("\"power_l2_w_per_tbps\" is -5; it must be a number from 0 to"), std::string::npos) << error;
+    std::remove(negative_path.c_str());
+    std::string no_power = text.substr(0, text.find("\"sm_clock_max_mhz\""));
+    no_power = no_power.substr(0, no_power.rfind(',')) + "\n  }\n}\n";
+    const std::string no_power_path = write_temp("no_power.json", with_keys(no_power, keys));
+    Machine plain = h100_sxm();
+    EXPECT_FALSE(read_machine_file(no_power_path, &plain, &error));
+    EXPECT_NE(error.find("the power model needs"), std::string::npos) << error;
+    std::remove(no_power_path.c_str());
+}
+
 TEST(PlannerModel, DeviceFolderIsTheModelName) {
     EXPECT_EQ(device_folder("NVIDIA H100 80GB HBM3"), "h100");
     EXPECT_EQ(device_folder("NVIDIA H200"), "h200");

@@ -204,8 +204,11 @@ int compare(const std::string& path, const Machine& machine, double clock_mhz, c
     std::printf("within 10%% on 4096^3 (each step's default, uniform inputs): %s%s%s\n", headline10.text().c_str(),
                 headline_misses.empty() ? "" : "; outside:", headline_misses.c_str());
     if (power_model)
-        std::printf("predicted clock within 5%% of the recorded one on rows below 97%% of %.0f MHz: %s\n",
-                    machine.sm_clock_max_mhz, clock5.text().c_str());
+        std::printf("predicted clock within 5%% of the recorded one on rows below 97%% of %.0f MHz: %s%s\n",
+                    machine.sm_clock_max_mhz, clock5.text().c_str(),
+                    has_memory_power(machine) ? ""
+                                              : " (no memory-traffic power term in the machine file: "
+                                                "the clock follows the tensor pipe alone)");
     return 0;
 }
 

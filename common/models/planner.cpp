@@ -242,6 +242,14 @@ std::string describe(const Machine& m) {
                       "random; %.0f, %.0f zeros), limit %.0f W\n",
                       m.power_idle_w, m.sm_clock_max_mhz, m.power_busy_w, m.power_wgmma_random_w,
                       m.power_mma_sync_random_w, m.power_wgmma_zero_w, m.power_mma_sync_zero_w, m.power_limit_w);
+    if (has_power_model(m))
+        out << (has_memory_power(m)
+                    ? format("              + (f / %.0f MHz)^2 x %.1f W per TB/s from the L2 + %.1f W per TB/s from DRAM\n",
+                             m.sm_clock_max_mhz, m.power_l2_w_per_tbps, m.power_dram_w_per_tbps)
+                    : std::string("              no memory-traffic term (a machine file from before ladder-probe "
+                                  "measured it)\n"));
+    if (m.dram_read_tbps > 0)
+        out << format("              DRAM %.2f TB/s as a GEMM's TMA reads get it\n", m.dram_read_tbps);
     out << format("              stores %.2f (16 B), %.2f (4 B), %.2f (TMA) TB/s; launch %.1f us\n", m.store16_tbps,
                   m.store4_tbps, m.tma_store_tbps, m.launch_us);
     if (!m.not_measured.empty()) {
@@ -588,9 +596,10 @@ std::string explain(const Plan& p) {
                       " %lld after one another on the busiest SM; launch %.1f us\n",
                       r.prologue_ns, r.k_blocks, r.epilogue_ns, r.tile_ns * 1e-3, r.rounds, r.launch_ns * 1e-3);
         if (r.power_w > 0)
-            out << format("  clock         %.0f MHz: board power %.0f W with the tensor pipe %.0f%% busy on %s operands "
-                          "(%s)\n",
+            out << format("  clock         %.0f MHz: board power %.0f W with the tensor pipe %.0f%% busy on %s operands, "
+                          "%.1f TB/s from the L2, %.2f TB/s of DRAM (%s)\n",
                           r.clock_mhz, r.power_w, 100 * r.tensor_busy, p.problem.zero_inputs ? "zero" : "random",
+                          r.l2_traffic_tbps, r.dram_traffic_tbps,
                           r.power_limited ? format("the %.0f W limit holds the clock there", m.power_limit_w).c_str()
                                           : format("under the %.0f W limit at the full clock", m.power_limit_w).c_str());
         out << format("  prediction    %.1f us = %.0f TFLOP/s, limited by %s\n", r.total_us, r.tflops,

@@ -40,6 +40,9 @@ struct Machine {
     int tensor_flop_per_clk_per_sm = 0;        // dense bf16 FLOP per clock per SM (fp32 accumulate)
     double dense_bf16_tflops = 0;              // sm_count * tensor_flop_per_clk_per_sm * clock
     double dram_tbps = 0;                      // DRAM bandwidth, TB/s (1e12 bytes/s)
+    // All SMs reading an operand from DRAM with TMA as a GEMM does (256-row boxes along K, rows
+    // 8 KiB apart), TB/s: measured by ladder-probe; 0 (an older machine file): dram_tbps.
+    double dram_read_tbps = 0;
     double l2_tbps = 0;                        // L2 -> SM bandwidth, TB/s (an assumption: see .cpp)
     double mem_latency_ns = 0;                 // load issue -> data in shared memory (assumption)
     std::string source;                        // one line: where these numbers come from
@@ -102,6 +105,14 @@ struct Machine {
     double power_wgmma_zero_w = 0;    // wgmma, zero operands
     double power_mma_sync_random_w = 0;  // mma.sync, random operands
     double power_mma_sync_zero_w = 0;    // mma.sync, zero operands
+    // The memory traffic's share (README "The clock under the power limit"): watts per TB/s of
+    // bytes the L2 reads for the SMs, at sm_clock_max_mhz (scaled by (f / f_max)^2: the L2
+    // and the crossbar taken to share the SMs' voltage), and per TB/s of DRAM traffic (HBM
+    // has its own fixed clock and voltage: not scaled). Measured by ladder-probe (section 9's
+    // streams); 0 (a machine file written before the probe measured them): no memory term,
+    // the clock is predicted from the tensor pipe's activity alone.
+    double power_l2_w_per_tbps = 0;
+    double power_dram_w_per_tbps = 0;
     std::vector<std::string> not_measured;  // constants the machine file marks "measured": false
 };
 
@@ -204,6 +215,8 @@ struct Prediction {
     bool power_limited = false;  // clock_mhz is where board power meets the limit (below sm_clock_max_mhz)
     double power_w = 0;          // the board power the power model gives at clock_mhz (0: no model)
     double tensor_busy = 0;      // the tensor pipe's busy fraction: executed FLOP / (SMs x clock x 4096) / time
+    double l2_traffic_tbps = 0;  // bytes the L2 reads for the SMs over the run, per time (TB/s)
+    double dram_traffic_tbps = 0;  // bytes read from and written to DRAM over the run, per time (TB/s)
     int active_sms = 0;          // SMs with work in the busiest wave
     double issue_ns = 0;         // the SM issuing one k-block's math (mma.sync+ldmatrix, or wgmma)
     double feed_ns = 0;          // one k-block's bytes at this SM's share of the L2->SM bandwidth
@@ -295,9 +308,20 @@ Prediction predict(const Machine& machine, const Problem& problem, const Candida
 // Whether the machine has the constants of the power model (all of them positive where they
 // must be).
 bool has_power_model(const Machine& machine);
+// What a run does per unit of time, which sets its power: the tensor pipe's busy fraction
+// and the memory traffic (TB/s). From a double: the busy fraction alone, no traffic.
+struct Activity {
+    double tensor_busy = 0, l2_tbps = 0, dram_tbps = 0;
+    Activity(double busy = 0, double l2 = 0, double dram = 0) : tensor_busy(busy), l2_tbps(l2), dram_tbps(dram) {}
+};
 // Board power at SM clock `clock_mhz` with the tensor pipe busy a fraction `tensor_busy` of
-// the time: power_idle_w + (clock / sm_clock_max_mhz)^3 (power_busy_w + tensor_busy P_op).
-double board_power_w(const Machine& machine, double clock_mhz, double tensor_busy, bool mma_sync, bool zero_inputs);
+// the time: power_idle_w + (clock / sm_clock_max_mhz)^3 (power_busy_w + tensor_busy P_op)
+// + the memory traffic's share: (clock / sm_clock_max_mhz)^2 power_l2_w_per_tbps x L2 TB/s +
+// power_dram_w_per_tbps x DRAM TB/s (0 where the machine file has no memory term).
+double board_power_w(const Machine& machine, double clock_mhz, const Activity& activity, bool mma_sync,
+                     bool zero_inputs);
+// Whether the machine has the memory-traffic term of the power model.
+bool has_memory_power(const Machine& machine);
 // What ladder-probe measures for the power model: a loop's board power and SM clock, held
 // for seconds, and its tensor pipe's busy fraction.
 struct PowerSample {
@@ -306,6 +330,13 @@ struct PowerSample {
 // (P - power_idle_w) / (f / sm_clock_max_mhz)^3 = power_busy_w + u x P_op: one sample's
 // activity power scaled to the peak clock.
 double power_at_peak_clock_w(double idle_w, double clock_max_mhz, const PowerSample& sample);
+// ladder-probe's memory loops (tensor pipe idle): the watts per TB/s of a stream of `tbps`
+// whose board power and clock are `sample`'s, once P_idle, (f / f_max)^3 base_w (what the SMs
+// draw at f_max running the same kernel without its bytes: the probe's baseline) and
+// `known_w` (what the other traffic of the same loop draws, e.g. its L2 share in a DRAM
+// stream) are taken off; divided by (f / f_max)^2 where the traffic follows the SMs' voltage.
+double memory_power_w_per_tbps(double idle_w, double clock_max_mhz, double base_w, const PowerSample& sample,
+                               double tbps, double known_w, bool follows_sm_voltage);
 // power_busy_w and P_op from two samples of one instruction and operands at two busy
 // fractions (the line through their activity powers). False, with *why, where they cannot
 // give it: busy fractions too close, or a negative power.
@@ -317,15 +348,16 @@ double fit_op_power(double idle_w, double clock_max_mhz, double busy_w, const Po
 // fraction busy_at(f) of the time at clock f: sm_clock_max_mhz where the limit does not bind,
 // else the clock where it does (bisection; busy_at may fall as f rises, where memory sets the
 // pace, and the power still rises with f). 0 without a power model.
+// busy_at(f) gives the run's Activity at clock f (or its busy fraction alone).
 template <typename BusyAt>
 double clock_under_power_limit(const Machine& m, bool mma_sync, bool zero_inputs, BusyAt busy_at) {
     if (!has_power_model(m)) return 0;
     const double top = m.sm_clock_max_mhz;
-    if (board_power_w(m, top, busy_at(top), mma_sync, zero_inputs) <= m.power_limit_w) return top;
+    if (board_power_w(m, top, Activity(busy_at(top)), mma_sync, zero_inputs) <= m.power_limit_w) return top;
     double lo = 0.2 * top, hi = top;  // no Hopper clock runs below a fifth of its peak
     for (int i = 0; i < 40; ++i) {
         const double mid = 0.5 * (lo + hi);
-        (board_power_w(m, mid, busy_at(mid), mma_sync, zero_inputs) > m.power_limit_w ? hi : lo) = mid;
+        (board_power_w(m, mid, Activity(busy_at(mid)), mma_sync, zero_inputs) > m.power_limit_w ? hi : lo) = mid;
     }
     return lo;
 }

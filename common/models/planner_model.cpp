@@ -317,11 +317,20 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
     if (c.structure == Structure::WarpSpecialized) store_tbps = m.store16_tbps;
     if (c.structure == Structure::Persistent) store_tbps = m.tma_store_tbps;
     const double store_share = store_tbps * 1e3 / m.sm_count;  // bytes per ns
-    const double c_bytes = static_cast<double>(c.bm) * c.bn * kBytesPerElement;
+    // The stores of a tile are predicated on C's bounds (a TMA store clips its box): a problem
+    // narrower than the tile stores only its rows and columns, on every SM, so its busiest
+    // SM's epilogue writes min(BM, M) x min(BN, N) elements. Wider problems have whole tiles.
+    const double stored_rows = std::min<double>(c.bm, problem.m), stored_columns = std::min<double>(c.bn, problem.n);
+    const double c_bytes = stored_rows * stored_columns * kBytesPerElement;
     // Ping-pong stores straight from the accumulators (4-byte stores: its ring is still in
     // use), and only the second half's store is exposed: the first runs under the second
-    // half's K loop.
-    r.epilogue_ns = store_tbps > 0 ? c_bytes / (pingpong ? 2 : 1) * ctas_per_sm / store_share : 0;
+    // half's K loop. Its 64 rows are those of C below the first half's (all of the tile's
+    // where M <= 64: the lower half is skipped, the upper one is the last).
+    const double exposed_bytes =
+        !pingpong ? c_bytes
+                  : (halves == 1 ? stored_rows : std::min(c.bm / 2.0, stored_rows - c.bm / 2.0)) * stored_columns *
+                        kBytesPerElement;
+    r.epilogue_ns = store_tbps > 0 ? exposed_bytes * ctas_per_sm / store_share : 0;
     if (partials_read > 0) {
         // A shared tile (07's stream-K, or split-K): every holder but the owner writes its
         // fp32 partial tile with 16-byte stores, all SMs at once; then the owner reads the
@@ -373,7 +382,10 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
             dram_bytes = std::max(dram_bytes, r.rounds * per_wave);
         }
     }
-    r.dram_ns = m.dram_tbps > 0 ? dram_bytes / (m.dram_tbps * 1e3) : 0;
+    // At the rate a GEMM's reads get from DRAM where the probe measured it: rows of A and B
+    // 2 x K bytes apart, 128 bytes of each per box, do not stream as a copy does.
+    const double dram_read_tbps = m.dram_read_tbps > 0 ? m.dram_read_tbps : m.dram_tbps;
+    r.dram_ns = dram_read_tbps > 0 ? dram_bytes / (dram_read_tbps * 1e3) : 0;
     const double dram_floor_ns = r.launch_ns + r.prologue_ns + r.dram_ns + r.epilogue_ns;
     const bool dram_bound = dram_floor_ns > r.total_us * 1e3;
     if (dram_bound) r.total_us = dram_floor_ns * 1e-3;
@@ -405,6 +417,12 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
     // tiles padded) over what all SMs could do at this clock in that time.
     const double executed = 2.0 * tiles_m * c.bm * ceil_div(problem.n, c.bn) * c.bn * full_k_blocks * c.bk;
     r.tensor_busy = executed / (r.total_us * 1e-6 * m.sm_count * clock * 1e6 * kDensePeakFlopPerClk);
+    // The memory traffic over the run, which draws power too: every k-block's stage read from
+    // the L2 (a multicast B slab once per cluster: the L2 reads it once, the crossbar carries
+    // it once to the cluster's GPC), and the DRAM reads above plus C written once.
+    const double l2_stage_bytes = (a_rows + b_rows / std::max(1, c.cluster)) * c.bk * kBytesPerElement;
+    r.l2_traffic_tbps = static_cast<double>(tiles) * tile_k_blocks * l2_stage_bytes / (r.total_us * 1e6);
+    r.dram_traffic_tbps = (dram_bytes + M * N * kBytesPerElement) / (r.total_us * 1e6);
     r.valid = true;
     return r;
 }
@@ -416,15 +434,19 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     // The clock where board power meets the limit: the run's tensor-pipe activity at clock f
     // comes from the time model at f (memory-bound terms do not speed up with the clock).
     const bool mma_sync = uses_mma_sync(c.structure);
+    auto activity = [](const Prediction& at) {
+        return at.valid ? Activity(at.tensor_busy, at.l2_traffic_tbps, at.dram_traffic_tbps) : Activity();
+    };
     const double clock = clock_under_power_limit(m, mma_sync, problem.zero_inputs, [&](double f) {
-        const Prediction at = predict_at(m, problem, c, ctas_per_sm, f);
-        return at.valid ? at.tensor_busy : 0.0;
+        return activity(predict_at(m, problem, c, ctas_per_sm, f));
     });
     Prediction r = predict_at(m, problem, c, ctas_per_sm, clock);
     r.power_limited = clock < m.sm_clock_max_mhz;
-    r.power_w = board_power_w(m, clock, r.tensor_busy, mma_sync, problem.zero_inputs);
+    r.power_w = board_power_w(m, clock, activity(r), mma_sync, problem.zero_inputs);
     return r;
 }
+
+bool has_memory_power(const Machine& m) { return m.power_l2_w_per_tbps > 0 || m.power_dram_w_per_tbps > 0; }
 
 bool has_power_model(const Machine& m) {
     return m.sm_clock_max_mhz > 0 && m.power_limit_w > 0 && m.power_idle_w > 0 && m.power_idle_w < m.power_limit_w &&
@@ -432,13 +454,24 @@ bool has_power_model(const Machine& m) {
            m.power_mma_sync_random_w > 0 && m.power_busy_w + m.power_mma_sync_zero_w >= 0;
 }
 
-double board_power_w(const Machine& m, double clock_mhz, double tensor_busy, bool mma_sync, bool zero_inputs) {
+double board_power_w(const Machine& m, double clock_mhz, const Activity& a, bool mma_sync, bool zero_inputs) {
     // Dynamic power is switched capacitance x V^2 x f; along the GPU's voltage-frequency curve
     // V rises about in proportion to f in the range a power-limited GEMM runs in, hence f^3.
+    // A byte moved costs energy C V^2 whatever the clock: the L2's bytes, taken to be on the
+    // SMs' voltage, cost (f / f_max)^2 of what they cost at f_max; DRAM's, on HBM's fixed
+    // voltage, the same at every SM clock.
     const double op = mma_sync ? (zero_inputs ? m.power_mma_sync_zero_w : m.power_mma_sync_random_w)
                                : (zero_inputs ? m.power_wgmma_zero_w : m.power_wgmma_random_w);
     const double scale = clock_mhz / m.sm_clock_max_mhz;
-    return m.power_idle_w + scale * scale * scale * (m.power_busy_w + tensor_busy * op);
+    return m.power_idle_w + scale * scale * scale * (m.power_busy_w + a.tensor_busy * op) +
+           scale * scale * m.power_l2_w_per_tbps * a.l2_tbps + m.power_dram_w_per_tbps * a.dram_tbps;
+}
+
+double memory_power_w_per_tbps(double idle_w, double clock_max_mhz, double base_w, const PowerSample& sample,
+                               double tbps, double known_w, bool follows_sm_voltage) {
+    const double scale = sample.clock_mhz / clock_max_mhz;
+    const double left = sample.power_w - idle_w - scale * scale * scale * base_w - known_w;
+    return left / (tbps * (follows_sm_voltage ? scale * scale : 1.0));
 }
 
 double power_at_peak_clock_w(double idle_w, double clock_max_mhz, const PowerSample& sample) {
@@ -547,6 +580,7 @@ bool read_machine_file(const std::string& path, Machine* machine, std::string* e
         {"wgmma_flop_per_clk_per_sm", &m.wgmma_flop_per_clk, true, 1, 65536},
         {"ldmatrix_bytes_per_clk_per_sm", &m.ldmatrix_bytes_per_clk, false, 1, 4096},
         {"dram_tbps", &m.dram_tbps, true, 1e-3, kTbps},
+        {"dram_tma_read_tbps", &m.dram_read_tbps, false, 1e-3, kTbps},
         {"l2_tma_tbps", &m.l2_tma_tbps, true, 1e-3, kTbps},
         {"l2_tma_shared_tbps", &m.l2_tma_shared_tbps, false, 1e-3, kTbps},
         {"l2_tma_shared_loaded_tbps", &m.l2_tma_shared_loaded_tbps, false, 1e-3, kTbps},
@@ -575,6 +609,9 @@ bool read_machine_file(const std::string& path, Machine* machine, std::string* e
         {"power_wgmma_zero_w", &m.power_wgmma_zero_w, false, -kWatts, kWatts},
         {"power_mma_sync_random_w", &m.power_mma_sync_random_w, false, 0, kWatts, false, true},
         {"power_mma_sync_zero_w", &m.power_mma_sync_zero_w, false, -kWatts, kWatts},
+        // Optional even with the power model (a file the probe wrote before it measured them).
+        {"power_l2_w_per_tbps", &m.power_l2_w_per_tbps, false, 0, kWatts, false, true},
+        {"power_dram_w_per_tbps", &m.power_dram_w_per_tbps, false, 0, kWatts, false, true},
     };
     auto number = [](double v) {
         char buffer[32];
@@ -611,7 +648,7 @@ bool read_machine_file(const std::string& path, Machine* machine, std::string* e
     // no measurement supports.
     const double power[] = {m.sm_clock_max_mhz, m.power_limit_w, m.power_idle_w};
     const bool any_power = std::any_of(std::begin(power), std::end(power), [](double v) { return v > 0; }) ||
-                           text.find("\"power_busy_w\"") != std::string::npos;
+                           text.find("\"power_busy_w\"") != std::string::npos || has_memory_power(m);
     if (any_power && !has_power_model(m)) {
         *error = "machine file '" + path + "': the power model needs sm_clock_max_mhz, power_limit_w, power_idle_w "
                  "(below the limit), power_busy_w, power_wgmma_random_w (above 0), power_wgmma_zero_w, "

@@ -14,8 +14,9 @@
 // events around the launch; latencies are the median of repeated single operations. Every
 // result is checked against a physical bound (the dense bf16 peak, 128 bytes per clock
 // through shared memory, the DRAM interface), and one outside it fails the run. The last
-// section holds tensor-core loops for seconds each while NVML reads board power and clock
-// (the power model of the planner). The whole run takes about a minute and a half.
+// section holds tensor-core loops and TMA streams (from the L2, from DRAM) for seconds each
+// while NVML reads board power and clock (the power model of the planner). The whole run
+// takes about two minutes.
 //
 // Exit codes: 0 written, 1 a CUDA call, a checksum or a bound failed (nothing written), 2 bad
 // arguments or not a Hopper GPU (the tests use TMA and wgmma, sm_90a only), 77 no GPU.
@@ -312,8 +313,9 @@ double spans_rate(const std::vector<CtaSpan>& spans, int sms, double work, const
 // STAGES boxes in flight per SM: 4 (128 KiB, as step 07's 128x256 tile holds) and 6 (192
 // KiB): with too few in flight the rate is the bytes in flight over the L2's latency under
 // load, not the L2's bandwidth, so the probe takes the larger.
-// Thread 0 adds one word of each box it waited for (row 0 or 1 of the box: the 128B swizzle
-// moves 16-byte chunks only within a row); the host replays the box sequence.
+// Thread 0 adds one word of each box it waited for, one of the first four of the box's row 0
+// (the 128B swizzle leaves row 0 of each 1024-byte block in place, and the box starts
+// 1024-byte aligned); the host replays the box sequence.
 constexpr int kStages = 4;       // cp.async's ring (section 5)
 constexpr int kMostStages = 6;   // TMA's deepest ring here
 constexpr int kBoxRows = 256, kBoxCols = 64;  // 256 x 128 bytes = 32 KiB, step 05-07's B box
@@ -322,26 +324,34 @@ constexpr int ring_smem(int stages) { return 1024 + stages * static_cast<int>(kB
 static_assert(ring_smem(kMostStages) <= 227 * 1024, "the deepest ring fits in one CTA's shared memory");
 
 // The stream itself, run by one thread: `iters` boxes through a ring of STAGES, each waited
-// for and one word of it added. Each group of `group` CTAs starts at its own box and walks
-// the same boxes: 1, every CTA reads its own lines (as no GEMM does); 8, eight SMs read each
-// line at about the same time, as the CTAs of one row of a GEMM's tile grid read the same A
-// tile.
+// for and one word of it added. Each group of `group` CTAs starts at its own box, `spacing`
+// boxes after the previous group's, and walks the same boxes: 1, every CTA reads its own
+// lines (as no GEMM does); 8, eight SMs read each line at about the same time, as the CTAs of
+// one row of a GEMM's tile grid read the same A tile. The DRAM stream of section 9 reads a
+// matrix larger than the L2 as a GEMM's CTA reads an operand: `row_boxes` boxes across each
+// 256-row slab (a K loop), slab after slab, each CTA from its own stretch (`spacing`: the
+// matrix's boxes over the CTAs), so that no other CTA reads a box while it is in the L2.
+constexpr int kBoxSpacing = 7;
+// Box `box` of the walk: its first column and first row (row_boxes boxes across a slab).
+__host__ __device__ __forceinline__ int box_column(int box, int row_boxes) { return box % row_boxes * kBoxCols; }
+__host__ __device__ __forceinline__ int box_row(int box, int row_boxes) { return box / row_boxes * kBoxRows; }
 template <int STAGES>
 __device__ __forceinline__ uint32_t stream_boxes(const CUtensorMap& map, uint8_t* base, uint64_t* full, int rows,
-                                                 int iters, int group) {
-    const int boxes = rows / kBoxRows;
-    int box = static_cast<int>(blockIdx.x / group * 7) % boxes;
+                                                 int iters, int group, int spacing = kBoxSpacing,
+                                                 int row_boxes = 1) {
+    const int boxes = rows / kBoxRows * row_boxes;
+    int box = static_cast<int>(static_cast<long long>(blockIdx.x / group) * spacing % boxes);
     uint32_t sum = 0;
     const int total = iters + STAGES;
     for (int i = 0; i < total; ++i) {
         const int s = i % STAGES;
         if (i >= STAGES) {
             wait_barrier(&full[s], static_cast<uint32_t>((i / STAGES - 1) & 1), "probe tma_stream");
-            sum += *reinterpret_cast<volatile uint32_t*>(base + s * kBoxBytes + (i % 64) * 4);
+            sum += *reinterpret_cast<volatile uint32_t*>(base + s * kBoxBytes + (i % 4) * 4);
         }
         if (i < iters) {
             arrive_expect_tx(&full[s], kBoxBytes);
-            tma_load_2d(base + s * kBoxBytes, &map, 0, box * kBoxRows, &full[s]);
+            tma_load_2d(base + s * kBoxBytes, &map, box_column(box, row_boxes), box_row(box, row_boxes), &full[s]);
             box = (box + 1) % boxes;
         }
     }
@@ -350,22 +360,49 @@ __device__ __forceinline__ uint32_t stream_boxes(const CUtensorMap& map, uint8_t
 
 template <int STAGES>
 __global__ void __launch_bounds__(32) tma_stream(const __grid_constant__ CUtensorMap map, int rows, int iters,
-                                                 int group, uint32_t* out) {
+                                                 int group, uint32_t* out, int spacing = kBoxSpacing,
+                                                 int row_boxes = 1) {
     extern __shared__ uint8_t smem_raw[];
     uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
     __shared__ uint64_t full[STAGES];
     if (threadIdx.x != 0) return;
     for (int s = 0; s < STAGES; ++s) cuda::ptx::mbarrier_init(&full[s], 1);
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
-    out[blockIdx.x] = stream_boxes<STAGES>(map, base, full, rows, iters, group);  // tma_stream_expected()
+    out[blockIdx.x] = stream_boxes<STAGES>(map, base, full, rows, iters, group, spacing,
+                                           row_boxes);  // tma_stream_expected()
 }
 
 uint32_t tma_stream_expected(int block, int rows, int iters, int stages, int group) {
     const int boxes = rows / kBoxRows;
     uint32_t sum = 0;
     for (int i = stages; i < iters + stages; ++i) {
-        const int box = (block / group * 7 + (i - stages)) % boxes;
-        sum += static_cast<uint32_t>(box * kBoxRows + (i % 64) / 32);
+        const int box = (block / group * kBoxSpacing + (i - stages)) % boxes;
+        sum += static_cast<uint32_t>(box * kBoxRows);
+    }
+    return sum;
+}
+
+// The memory streams of section 9 read matrices of random words (a GEMM's operands toggle
+// the wires as random data does; row indices would barely): word i of the matrix, counted
+// row by row, is stream_word(i).
+__host__ __device__ __forceinline__ uint32_t stream_word(uint64_t i) {
+    uint64_t z = i + 0x9e3779b97f4a7c15ull;  // splitmix64's finalizer
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return static_cast<uint32_t>(z ^ (z >> 31));
+}
+
+// tma_stream_expected() for such a matrix (group 1): the word stream_boxes adds at step i is
+// word i % 4 of the box's first row.
+uint32_t random_stream_expected(int block, int rows, int iters, int stages, int spacing, int row_boxes,
+                                int words_per_row) {
+    const int boxes = rows / kBoxRows * row_boxes;
+    const long long first = static_cast<long long>(block) * spacing % boxes;
+    uint32_t sum = 0;
+    for (int i = stages; i < iters + stages; ++i) {
+        const int box = static_cast<int>((first + (i - stages)) % boxes);
+        const uint64_t row = static_cast<uint64_t>(box_row(box, row_boxes));
+        sum += stream_word(row * words_per_row + box_column(box, row_boxes) / 2 + i % 4);
     }
     return sum;
 }
@@ -657,6 +694,22 @@ __global__ void __launch_bounds__(kPeakThreads, 1) mma_sync_sustained(long long 
 }
 
 __global__ void empty_kernel() {}
+
+// One warp per SM waiting out `cycles` of its SM's clock: the memory streams' baseline, a
+// kernel on every SM whose warp issues a little and moves no bytes (as tma_stream's thread
+// does while it waits on its barriers).
+__global__ void __launch_bounds__(32) spin(long long cycles, long long* spun) {
+    const long long t0 = clock64();
+    long long t = t0;
+    while (t - t0 < cycles) t = clock64();
+    if (threadIdx.x == 0) spun[blockIdx.x] = t - t0;
+}
+
+// The memory streams' matrices: word i is stream_word(i).
+__global__ void fill_random_words(uint32_t* p, size_t words) {
+    for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < words; i += size_t{gridDim.x} * blockDim.x)
+        p[i] = stream_word(i);
+}
 
 // Counts the words of p[0, words) that differ from `value` (the DRAM copy's check: reading a
 // GiB back to the host would take longer than the copy).
@@ -1255,7 +1308,8 @@ int main(int argc, char** argv) {
     // pipe's busy fraction (FLOP per clock per SM over 4096) and P_op the power of a fully
     // busy tensor pipe at f_max for one kind of instruction and operands. Five loops of a few
     // seconds each give five (P, f, u); the wgmma loop on random operands, run twice at two
-    // values of u, gives P_busy and P_op for it, and each other loop its own P_op.
+    // values of u, gives P_busy and P_op for it, and each other loop its own P_op. Then two
+    // TMA streams and their baseline give the memory traffic's terms (below).
     {
         Nvml nvml;
         std::string nvml_error;
@@ -1282,6 +1336,18 @@ int main(int argc, char** argv) {
         CHECK(cudaFuncSetAttribute(mma_sync_sustained, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    one_per_sm_smem));
         constexpr double kTargetMs = 3000, kSettleS = 1.8;
+        // Every held run (tensor loops, memory streams, their baseline) was sampled long enough,
+        // at a clock and a power a board can have; all but the baseline, whose one waiting warp
+        // per SM may read within NVML's noise of idle, draw more than the idle board.
+        auto check_sustained = [&](const Sustained& run, bool above_idle = true) {
+            require_at_least(run.samples, 5, "NVML samples during a sustained run",
+                             "a run sized to last about 3 s, sampled every 50 ms after 1.8 s");
+            require_at_most(run.clock_mhz, peak_mhz * slack, "SM clock in a sustained run (MHz)", "the peak SM clock");
+            require_at_most(run.power_w, 1.25 * limit_w, "board power in a sustained run (W)",
+                            "the enforced power limit, with room for the limiter's overshoot");
+            if (above_idle)
+                require_at_least(run.power_w, idle_w, "board power in a sustained run (W)", "the idle power");
+        };
         struct Loop {
             const char* what;
             bool wgmma;
@@ -1325,13 +1391,7 @@ int main(int argc, char** argv) {
                                                   (2.0 * 16 * 8 * 16);
             double span_mhz = 0;
             loop.u = spans_rate(hs, sms, flops, loop.what, &span_mhz) / kBf16DensePeak;
-            require_at_least(loop.s.samples, 5, "NVML samples during a sustained loop",
-                             "a loop sized to run about 3 s, sampled every 50 ms after 1.8 s");
-            require_at_most(loop.s.clock_mhz, peak_mhz * slack, "SM clock in a sustained loop (MHz)",
-                            "the peak SM clock");
-            require_at_most(loop.s.power_w, 1.25 * limit_w, "board power in a sustained loop (W)",
-                            "the enforced power limit, with room for the limiter's overshoot");
-            require_at_least(loop.s.power_w, idle_w, "board power in a sustained loop (W)", "the idle power");
+            check_sustained(loop.s);
             std::printf("  power       %-62s %4.0f W at %4.0f MHz (%4.0f over the whole loop), tensor pipe %.2f busy, "
                         "%.1f s\n",
                         loop.what, loop.s.power_w, loop.s.clock_mhz, span_mhz, loop.u, loop.s.seconds);
@@ -1359,6 +1419,109 @@ int main(int argc, char** argv) {
         std::printf("  power       P_busy %.0f W; P_op at f_max: wgmma random %.0f W, zero %.0f W; mma.sync random %.0f W, "
                     "zero %.0f W\n",
                     busy, wgmma_random, wgmma_zero, mma_random, mma_zero);
+        // The memory traffic's share: TMA streams with the tensor pipe idle (u = 0), held like the
+        // loops above, against a baseline of the same shape that moves no bytes: one warp per SM
+        // waiting on its clock (spin), whose P gives P_warp = (P - P_idle) / (f / f_max)^3, what
+        // the SMs draw running such a kernel. (P_busy, from the wgmma loops' two warpgroups, is
+        // more than a one-warp stream draws besides its bytes.) First every SM streams its own
+        // boxes of the 12 MiB L2-resident matrix (section 5's stream, group 1): what is left of P
+        // once P_idle and (f / f_max)^3 P_warp are taken off, over the stream's TB/s and
+        // (f / f_max)^2 (the L2 and the crossbar taken to run on the SMs' voltage), is
+        // power_l2_w_per_tbps. Then the same stream from a 2 GiB matrix,
+        // each CTA on its own stretch of it (spacing: its boxes over the SMs), so every box comes
+        // from DRAM once and passes the L2 once: what is left once the L2's share is also taken
+        // off, over the TB/s, is power_dram_w_per_tbps (HBM's clock and voltage are fixed).
+        // The DRAM stream reads its matrix as a GEMM's CTAs read an operand of K = 4096: boxes of
+        // 256 rows x 128 bytes, 64 of them across each 8 KiB row (a K loop), slab after slab;
+        // its rate is dram_tma_read_tbps, the DRAM rate of a GEMM's reads (rows 8 KiB apart
+        // do not stream as a copy does).
+        // Both matrices hold random words (stream_word), as a GEMM's operands on random inputs
+        // toggle the wires; the L2 one is as large as section 5's source (12 MiB, 64 columns).
+        struct Stream {
+            const char* what;
+            CUtensorMap map;
+            int rows, columns, spacing;
+            Sustained s;
+            double tbps = 0;
+            int row_boxes() const { return columns / kBoxCols; }
+        };
+        constexpr int kDramColumns = 4096;
+        const size_t dram_matrix_bytes = size_t{2} << 30;
+        const int dram_rows = static_cast<int>(dram_matrix_bytes / (kDramColumns * 2));
+        // Each CTA's stretch starts at a slab: its boxes over the SMs, in whole slabs.
+        const int dram_spacing = dram_rows / kBoxRows / sms * (kDramColumns / kBoxCols);
+        uint32_t *l2_matrix = nullptr, *dram_matrix = nullptr;
+        CHECK(cudaMalloc(&l2_matrix, src_bytes));
+        CHECK(cudaMalloc(&dram_matrix, dram_matrix_bytes));
+        fill_random_words<<<4 * sms, 256>>>(l2_matrix, src_bytes / 4);
+        fill_random_words<<<4 * sms, 256>>>(dram_matrix, dram_matrix_bytes / 4);
+        CHECK(cudaGetLastError());
+        Stream streams[] = {{"TMA stream from the L2, every SM its own boxes", {}, rows, 64, kBoxSpacing, {}},
+                            {"TMA stream from DRAM (2 GiB, K loops of 4096), every SM its own stretch", {},
+                             dram_rows, kDramColumns, dram_spacing, {}}};
+        CHECK(ladder::make_tensor_map_2d(&streams[0].map, l2_matrix, rows, 64, kBoxRows, kBoxCols,
+                                         CU_TENSOR_MAP_SWIZZLE_128B, "ladder-probe"));
+        CHECK(ladder::make_tensor_map_2d(&streams[1].map, dram_matrix, dram_rows, kDramColumns, kBoxRows, kBoxCols,
+                                         CU_TENSOR_MAP_SWIZZLE_128B, "ladder-probe"));
+        long long* spun = nullptr;
+        CHECK(cudaMalloc(&spun, sms * sizeof(long long)));
+        CHECK(cudaMemset(spun, 0, sms * sizeof(long long)));  // a CTA that did not run fails the check
+        CHECK(cudaFuncSetAttribute(spin, cudaFuncAttributeMaxDynamicSharedMemorySize, ring_smem(kStages)));
+        const long long spin_cycles = static_cast<long long>(kTargetMs * 1e-3 * peak_mhz * 1e6);
+        const Sustained spin_s =
+            sample_while(nvml, [&] { spin<<<sms, 32, ring_smem(kStages)>>>(spin_cycles, spun); }, kSettleS);
+        {
+            std::vector<long long> spun_host(sms);
+            CHECK(cudaMemcpy(spun_host.data(), spun, sms * sizeof(long long), cudaMemcpyDeviceToHost));
+            for (long long c : spun_host) require(c >= spin_cycles, "baseline warps waited out their cycles");
+        }
+        CHECK(cudaFree(spun));
+        check_sustained(spin_s, false);
+        const double warp_w = std::max(
+            0.0, ladder::plan::power_at_peak_clock_w(idle_w, peak_mhz,
+                                                     ladder::plan::PowerSample{spin_s.power_w, spin_s.clock_mhz, 0}));
+        std::printf("  power       %-62s %4.0f W at %4.0f MHz, %.1f s\n", "one warp per SM waiting (the baseline)",
+                    spin_s.power_w, spin_s.clock_mhz, spin_s.seconds);
+        for (Stream& st : streams) {
+            auto launch = [&](int iters) {
+                tma_stream<kStages><<<sms, 32, ring_smem(kStages)>>>(st.map, st.rows, iters, 1, uout, st.spacing,
+                                                                     st.row_boxes());
+            };
+            const int trial = 4096;
+            const float trial_ms = time_ms([&] { launch(trial); }, 1);
+            const int iters = static_cast<int>(
+                std::min(2e9, trial * kTargetMs / std::max(static_cast<double>(trial_ms), 1e-3)));
+            st.s = sample_while(nvml, [&] { launch(iters); }, kSettleS);
+            CHECK(cudaMemcpy(hu.data(), uout, sms * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+            for (int b = 0; b < sms; ++b)
+                require(hu[b] == random_stream_expected(b, st.rows, iters, kStages, st.spacing, st.row_boxes(),
+                                                        st.columns / 2),
+                        "sustained TMA stream checksums");
+            st.tbps = static_cast<double>(sms) * iters * kBoxBytes / st.s.seconds * 1e-12;
+            check_sustained(st.s);
+            std::printf("  power       %-62s %4.0f W at %4.0f MHz, %.2f TB/s, %.1f s\n", st.what, st.s.power_w,
+                        st.s.clock_mhz, st.tbps, st.s.seconds);
+        }
+        require_at_most(streams[1].tbps, dram_from_clock * slack, "DRAM stream TB/s", "2 x memory clock x bus width");
+        CHECK(cudaFree(l2_matrix));
+        CHECK(cudaFree(dram_matrix));
+        auto stream_sample = [](const Stream& st) { return ladder::plan::PowerSample{st.s.power_w, st.s.clock_mhz, 0}; };
+        const double l2_w = ladder::plan::memory_power_w_per_tbps(idle_w, peak_mhz, warp_w, stream_sample(streams[0]),
+                                                                  streams[0].tbps, 0, true);
+        const double dram_scale = streams[1].s.clock_mhz / peak_mhz;
+        const double dram_w = ladder::plan::memory_power_w_per_tbps(
+            idle_w, peak_mhz, warp_w, stream_sample(streams[1]), streams[1].tbps,
+            dram_scale * dram_scale * l2_w * streams[1].tbps, false);
+        std::printf("  power       memory traffic at f_max: %.1f W per TB/s from the L2, %.1f W per TB/s from DRAM\n",
+                    l2_w, dram_w);
+        // Moving bytes cannot give power back: a term below 0 means the streams' power is not
+        // what the model says, and the machine file then goes without the memory term (the
+        // planner predicts the clock from the tensor pipe alone) rather than with a wrong one;
+        // every other constant is still written.
+        const bool memory_term = l2_w >= 0 && dram_w >= 0;
+        if (!memory_term)
+            std::fprintf(stderr, "ladder-probe: the memory streams give %.1f W per TB/s from the L2 and %.1f from "
+                         "DRAM; one is below 0, so the machine file has no memory term\n", l2_w, dram_w);
         const std::string model = "P = P_idle + (f / sm_clock_max_mhz)^3 (P_busy + u P_op), u the tensor pipe's busy "
                                   "fraction (common/models/README.md)";
         char loop_text[5][160];
@@ -1383,6 +1546,29 @@ int main(int argc, char** argv) {
                                  ")" + sampled});
         constants.push_back({"power_mma_sync_zero_w", mma_zero, "W",
                              model + ": P_op of the same on zero operands (" + loop_text[4] + ")" + sampled});
+        char stream_text[2][160];
+        for (int i = 0; i < 2; ++i)
+            std::snprintf(stream_text[i], sizeof stream_text[i], "%s: %.0f W at %.0f MHz, %.2f TB/s", streams[i].what,
+                          streams[i].s.power_w, streams[i].s.clock_mhz, streams[i].tbps);
+        char baseline[160];
+        std::snprintf(baseline, sizeof baseline, "; against one warp per SM waiting, %.0f W at %.0f MHz",
+                      spin_s.power_w, spin_s.clock_mhz);
+        const std::string memory = model + " + (f / sm_clock_max_mhz)^2 power_l2_w_per_tbps x L2->SM TB/s + "
+                                           "power_dram_w_per_tbps x DRAM TB/s, the tensor pipe idle: ";
+        if (memory_term)
+            constants.push_back({"power_l2_w_per_tbps", l2_w, "W per TB/s",
+                                 memory + "the L2 term of one CTA per SM streaming 32 KiB TMA boxes (4 in flight) "
+                                          "from a 12 MiB L2-resident matrix (" + stream_text[0] + ")" + baseline +
+                                     sampled});
+        constants.push_back({"dram_tma_read_tbps", streams[1].tbps, "TB/s",
+                             "one CTA per SM reads a 2 GiB matrix of 8 KiB rows with TMA as a GEMM reads an "
+                             "operand (256x64 bf16 boxes along each 256-row slab, 4 in flight), each CTA its own "
+                             "stretch, bytes over about 3 s, the tensor pipe idle"});
+        if (memory_term)
+            constants.push_back({"power_dram_w_per_tbps", dram_w, "W per TB/s",
+                                 memory + "the DRAM term of the same stream from a 2 GiB matrix, each CTA on its "
+                                          "own stretch, its L2 share taken off (" + stream_text[1] + ")" + baseline +
+                                     sampled});
     }
     CHECK(cudaFree(src));
     CHECK(cudaFree(fout));
