@@ -338,9 +338,10 @@ __host__ __device__ __forceinline__ int box_row(int box, int row_boxes) { return
 template <int STAGES>
 __device__ __forceinline__ uint32_t stream_boxes(const CUtensorMap& map, uint8_t* base, uint64_t* full, int rows,
                                                  int iters, int group, int spacing = kBoxSpacing,
-                                                 int row_boxes = 1) {
+                                                 int row_boxes = 1, int stretch = 0) {
     const int boxes = rows / kBoxRows * row_boxes;
-    int box = static_cast<int>(static_cast<long long>(blockIdx.x / group) * spacing % boxes);
+    const int first = static_cast<int>(static_cast<long long>(blockIdx.x / group) * spacing % boxes);
+    int box = first, walked = 0;
     uint32_t sum = 0;
     const int total = iters + STAGES;
     for (int i = 0; i < total; ++i) {
@@ -352,7 +353,10 @@ __device__ __forceinline__ uint32_t stream_boxes(const CUtensorMap& map, uint8_t
         if (i < iters) {
             arrive_expect_tx(&full[s], kBoxBytes);
             tma_load_2d(base + s * kBoxBytes, &map, box_column(box, row_boxes), box_row(box, row_boxes), &full[s]);
-            box = (box + 1) % boxes;
+            // With a stretch, back to its first box after `stretch` boxes: a CTA that walked on
+            // into the next CTA's stretch would soon trail that CTA and find its boxes in the L2.
+            ++walked;
+            box = stretch > 0 ? first + walked % stretch : (box + 1) % boxes;
         }
     }
     return sum;
@@ -361,15 +365,15 @@ __device__ __forceinline__ uint32_t stream_boxes(const CUtensorMap& map, uint8_t
 template <int STAGES>
 __global__ void __launch_bounds__(32) tma_stream(const __grid_constant__ CUtensorMap map, int rows, int iters,
                                                  int group, uint32_t* out, int spacing = kBoxSpacing,
-                                                 int row_boxes = 1) {
+                                                 int row_boxes = 1, int stretch = 0) {
     extern __shared__ uint8_t smem_raw[];
     uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
     __shared__ uint64_t full[STAGES];
     if (threadIdx.x != 0) return;
     for (int s = 0; s < STAGES; ++s) cuda::ptx::mbarrier_init(&full[s], 1);
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
-    out[blockIdx.x] = stream_boxes<STAGES>(map, base, full, rows, iters, group, spacing,
-                                           row_boxes);  // tma_stream_expected()
+    out[blockIdx.x] = stream_boxes<STAGES>(map, base, full, rows, iters, group, spacing, row_boxes,
+                                           stretch);  // tma_stream_expected()
 }
 
 uint32_t tma_stream_expected(int block, int rows, int iters, int stages, int group) {
@@ -395,12 +399,12 @@ __host__ __device__ __forceinline__ uint32_t stream_word(uint64_t i) {
 // tma_stream_expected() for such a matrix (group 1): the word stream_boxes adds at step i is
 // word i % 4 of the box's first row.
 uint32_t random_stream_expected(int block, int rows, int iters, int stages, int spacing, int row_boxes,
-                                int words_per_row) {
+                                int words_per_row, int stretch) {
     const int boxes = rows / kBoxRows * row_boxes;
     const long long first = static_cast<long long>(block) * spacing % boxes;
     uint32_t sum = 0;
     for (int i = stages; i < iters + stages; ++i) {
-        const int box = static_cast<int>((first + (i - stages)) % boxes);
+        const int box = static_cast<int>(stretch > 0 ? first + (i - stages) % stretch : (first + (i - stages)) % boxes);
         const uint64_t row = static_cast<uint64_t>(box_row(box, row_boxes));
         sum += stream_word(row * words_per_row + box_column(box, row_boxes) / 2 + i % 4);
     }
@@ -1428,8 +1432,9 @@ int main(int argc, char** argv) {
         // once P_idle and (f / f_max)^3 P_warp are taken off, over the stream's TB/s and
         // (f / f_max)^2 (the L2 and the crossbar taken to run on the SMs' voltage), is
         // power_l2_w_per_tbps. Then the same stream from a 2 GiB matrix,
-        // each CTA on its own stretch of it (spacing: its boxes over the SMs), so every box comes
-        // from DRAM once and passes the L2 once: what is left once the L2's share is also taken
+        // each CTA round and round its own stretch of it (spacing: its boxes over the SMs; a CTA
+        // that walked on into the next stretch would trail that CTA and read its boxes from the
+        // L2: 12 TB/s on the H100), so every box comes from DRAM and passes the L2 once a round: what is left once the L2's share is also taken
         // off, over the TB/s, is power_dram_w_per_tbps (HBM's clock and voltage are fixed).
         // The DRAM stream reads its matrix as a GEMM's CTAs read an operand of K = 4096: boxes of
         // 256 rows x 128 bytes, 64 of them across each 8 KiB row (a K loop), slab after slab;
@@ -1441,6 +1446,7 @@ int main(int argc, char** argv) {
             const char* what;
             CUtensorMap map;
             int rows, columns, spacing;
+            int stretch;  // boxes a CTA walks before it starts its stretch again (0: on through the matrix)
             Sustained s;
             double tbps = 0;
             int row_boxes() const { return columns / kBoxCols; }
@@ -1456,9 +1462,9 @@ int main(int argc, char** argv) {
         fill_random_words<<<4 * sms, 256>>>(l2_matrix, src_bytes / 4);
         fill_random_words<<<4 * sms, 256>>>(dram_matrix, dram_matrix_bytes / 4);
         CHECK(cudaGetLastError());
-        Stream streams[] = {{"TMA stream from the L2, every SM its own boxes", {}, rows, 64, kBoxSpacing, {}},
+        Stream streams[] = {{"TMA stream from the L2, every SM its own boxes", {}, rows, 64, kBoxSpacing, 0, {}},
                             {"TMA stream from DRAM (2 GiB, K loops of 4096), every SM its own stretch", {},
-                             dram_rows, kDramColumns, dram_spacing, {}}};
+                             dram_rows, kDramColumns, dram_spacing, dram_spacing, {}}};
         CHECK(ladder::make_tensor_map_2d(&streams[0].map, l2_matrix, rows, 64, kBoxRows, kBoxCols,
                                          CU_TENSOR_MAP_SWIZZLE_128B, "ladder-probe"));
         CHECK(ladder::make_tensor_map_2d(&streams[1].map, dram_matrix, dram_rows, kDramColumns, kBoxRows, kBoxCols,
@@ -1485,7 +1491,7 @@ int main(int argc, char** argv) {
         for (Stream& st : streams) {
             auto launch = [&](int iters) {
                 tma_stream<kStages><<<sms, 32, ring_smem(kStages)>>>(st.map, st.rows, iters, 1, uout, st.spacing,
-                                                                     st.row_boxes());
+                                                                     st.row_boxes(), st.stretch);
             };
             const int trial = 4096;
             const float trial_ms = time_ms([&] { launch(trial); }, 1);
@@ -1501,7 +1507,7 @@ int main(int argc, char** argv) {
             CHECK(cudaMemcpy(hu.data(), uout, sms * sizeof(uint32_t), cudaMemcpyDeviceToHost));
             for (int b = 0; b < sms; ++b)
                 require(hu[b] == random_stream_expected(b, st.rows, iters, kStages, st.spacing, st.row_boxes(),
-                                                        st.columns / 2),
+                                                        st.columns / 2, st.stretch),
                         "sustained TMA stream checksums");
             st.tbps = static_cast<double>(sms) * iters * kBoxBytes / st.s.seconds * 1e-12;
             check_sustained(st.s);
