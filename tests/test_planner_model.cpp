@@ -165,8 +165,8 @@ TEST(PlannerModel, Step07LaunchesAsItsKernelDecides) {
     EXPECT_EQ(step_plan(7, "cluster2").candidate.cluster, 1);
     // 8192^3: 15.5 waves, clusters of 2.
     EXPECT_EQ(step_plan(7, "cluster2", Problem{8192, 8192, 8192}).candidate.cluster, 2);
-    // 1000x1992x2056: 128 tiles of 128x128 (07_clusters_multicast/tile_choice.h), one wave: nothing
-    // left over.
+    // 1000x1992x2056: 128 tiles of 128x128 (07_clusters_multicast/every_shape/tile_choice.h), one
+    // wave: nothing left over.
     EXPECT_EQ(step_plan(7, "", Problem{1000, 1992, 2056}).candidate.stream_k, 0);
     // Forced to 128x256: 64 tiles, 33 k-blocks: S = 128 costs 17 + 12 + 4 = 33, not shorter.
     EXPECT_EQ(step_plan(7, "tile128x256", Problem{1000, 1992, 2056}).candidate.stream_k, 0);
@@ -238,12 +238,12 @@ TEST(StreamK, ANarrowWaveIsOnlySplitAndNotWhereTheDramCannotFeedIt) {
 }
 
 TEST(PlannerModel, ASharedTilePaysForItsPartials) {
-    // 64x4096x4096 (M <= 64: the 64x64 tile, 07_clusters_multicast/tile_choice.h) shared by 128 CTAs: each
-    // of the 64 tiles in 2 runs of 32 k-blocks. A holder writes a 64x64 fp32 partial (16 KiB)
-    // at its share of the 16-byte store bandwidth; the owner reads the other one at one SM's
-    // L2 rate, then stores C as usual. On the H200 as measured (its machine file) sharing is
-    // predicted faster, as it ran: 16.4 us shared, 18.9 us data-parallel (07's README,
-    // section 5).
+    // 64x4096x4096 (M <= 64: the 64x64 tile, 07_clusters_multicast/every_shape/tile_choice.h)
+    // shared by 128 CTAs: each of the 64 tiles in 2 runs of 32 k-blocks. A holder writes a
+    // 64x64 fp32 partial (16 KiB) at its share of the 16-byte store bandwidth; the owner reads
+    // the other one at one SM's L2 rate, then stores C as usual. On the H200 as measured (its
+    // machine file) sharing is predicted faster, as it ran: 16.4 us shared, 18.9 us
+    // data-parallel (07's NOTES.md, section 5).
     Machine m = h200();
     std::string error;
     ASSERT_TRUE(read_machine_file(kH200File, &m, &error)) << error;
@@ -695,8 +695,8 @@ TEST(PlannerModel, ChooseConfigReturnsTheFastestCandidate) {
     EXPECT_FALSE(choose_config(4096, 4096, 4096, m, {}).plan.fits);
 }
 
-// Step 07's tile choice (07_clusters_multicast/tile_choice.h) on the H200's 132 SMs, clusters of 2: the
-// worked examples of 07_clusters_multicast/NOTES.md, section 6.
+// Step 07's tile choice (07_clusters_multicast/every_shape/tile_choice.h) on the H200's 132 SMs,
+// clusters of 2: the worked examples of 07_clusters_multicast/NOTES.md, section 6.
 TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     struct Case {
         long long m, n, k;
@@ -787,7 +787,8 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     EXPECT_EQ(forced.bm, 128);
     EXPECT_EQ(forced.bn, 256);
     EXPECT_EQ(forced.stages, 4);
-    // Each forced tile: its rows, columns and the stages its Tile holds (07's tiles.cuh derives them).
+    // Each forced tile: its rows, columns and the stages its Tile holds (tile_family.h, the
+    // stage count the kernel's every_shape/tiles.cuh and the planner share).
     struct Forced {
         const char* variant;
         int bm, bn, stages;
