@@ -813,6 +813,28 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     EXPECT_EQ(fitted.candidate.bn, 160);
 }
 
+// The kernel launches the rule's tile through with_tile (every_shape/tiles.cuh), which has a
+// kernel only for the rows of the family's table and refuses any other shape: the rule must
+// never pick one outside it, on any problem, GPU size or cluster size.
+TEST(TileChoice, EveryTileTheRulePicksIsInTheFamilyTable) {
+    const long long sides[] = {1, 16, 64, 96, 100, 128, 129, 144, 160, 161, 192, 193, 224, 256, 384,
+                               768, 1000, 1536, 1792, 2048, 2304, 3000, 4096, 8192, 14336, 28672};
+    const long long ks[] = {8, 64, 72, 512, 2056, 4096, 16384, 65536};
+    int checked = 0;
+    for (int sms : {78, 114, 132})
+        for (int cluster : {1, 2, 4})
+            for (long long m : sides)
+                for (long long n : sides)
+                    for (long long k : ks) {
+                        const ladder::tile_choice::Estimate e = ladder::tile_choice::choose(m, n, k, sms, cluster);
+                        ASSERT_TRUE(ladder::tile_choice::in_family(e.shape))
+                            << m << "x" << n << "x" << k << " on " << sms << " SMs, clusters of " << cluster
+                            << ": " << e.shape.rows << "x" << e.shape.columns;
+                        ++checked;
+                    }
+    EXPECT_EQ(checked, 3 * 3 * 26 * 26 * 8);
+}
+
 // 128x168 in place of 128x192 where it makes as many waves, none shared (tile_choice.h,
 // narrower_in_same_waves), and not where the conditions say otherwise.
 TEST(TileChoice, NarrowerTilesInTheSameWaves) {

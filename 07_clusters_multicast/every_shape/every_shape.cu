@@ -106,19 +106,9 @@ __host__ __device__ inline int2 cluster_tile_grid(int M, int N) {
     return make_int2((tiles_m + CLUSTER - 1) / CLUSTER, tiles_n);
 }
 
-// Persistent tile order. The grid is a fixed set of clusters; cluster c takes cluster
-// tiles c, c + clusters, c + 2*clusters, ... A cluster tile is CLUSTER vertically adjacent
-// CTA tiles (CLUSTER * BM rows x BN columns). Numbering them row by row would put the ~66 tiles in
-// flight at one moment on one or two rows of tiles: the same A rows, but every B column of
-// the matrix. Grouped order instead walks a band of GROUP_M_TILES*128 = 2048 rows (128-row tiles) column by
-// column, so the tiles in flight form a block of about 2048 x 2048 of C: they share 2048
-// rows of A and 2048 rows of B, which stay in L2.
-//
-//   tile numbers, 4 rows of cluster tiles per group:      0  4  8 12 16 ...
-//                                                         1  5  9 13 17 ...
-//                                                         2  6 10 14 18 ...
-//                                                         3  7 11 15 19 ...
-//                                                        (next group below) ...
+// The persistent tile order is the lesson's (gemm.cu, tile_origin: cluster c takes cluster
+// tiles c, c + clusters, ..., in bands of GROUP_M_TILES rows of tiles walked column by
+// column, so that the tiles in flight share A and B in L2), for any tile and cluster size.
 // Returns the first row and column of C of this CTA's part of cluster tile `tile`.
 template <int CLUSTER, class T>
 __device__ __forceinline__ int2 tile_origin(int tile, int cluster_rows, int tiles_n,
@@ -168,6 +158,7 @@ __global__ void __launch_bounds__(T::THREADS, 1) gemm_kernel(const __grid_consta
     // Every CTA of the cluster writes a slice of B into every stage.
     constexpr uint32_t EMPTY_ARRIVALS = CONSUMER_WARPGROUPS * CLUSTER;
     using SharedStorage = typename T::SharedStorage;
+
     extern __shared__ uint8_t smem_raw[];
     const uintptr_t smem_base = (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023};
     SharedStorage& s = *reinterpret_cast<SharedStorage*>(smem_base);

@@ -25,7 +25,6 @@ struct Shape {
 #define LADDER_TILE_SHAPE(R, C) Shape{R, C},
 constexpr Shape kFamily[] = {LADDER_EVERY_SHAPE_TILES(LADDER_TILE_SHAPE)};
 #undef LADDER_TILE_SHAPE
-constexpr int kFamilySize = static_cast<int>(sizeof(kFamily) / sizeof(kFamily[0]));
 
 constexpr bool in_family(Shape s) {
     for (const Shape& t : kFamily)

@@ -168,7 +168,7 @@ static_assert(slice_cluster<Tile<2, 144>>(4) == 2 && slice_cluster<Tile<1, 160>>
 // -------------------------------------------------------------------------------------
 // Device helpers
 // -------------------------------------------------------------------------------------
-// The tile's width is the wgmma's N: one m64nBNk16 (wgmma.cuh has each shape).
+// The tile's width is the wgmma's N: one m64nBNk16 (wgmma_shapes.cuh beside this file has each shape).
 template <int BN, int ACC_REGS>
 __device__ __forceinline__ void wgmma_tile(float (&acc)[ACC_REGS], uint64_t a, uint64_t b,
                                            uint32_t accumulate) {
