@@ -8,7 +8,7 @@
 // fence_accumulators, wgmma_m64n256k16.
 // Part 2, steps 06 and 07: the same instruction with an `accumulate` predicate (no zero
 // fill). (Step 07's every-shape kernel adds the narrower shapes in its own folder:
-// 07_clusters_multicast/every_shape/wgmma_shapes.cuh.)
+// 07_clusters_multicast/wgmma_shapes.cuh.)
 #pragma once
 
 #include <cstdint>
