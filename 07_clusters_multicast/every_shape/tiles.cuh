@@ -34,9 +34,9 @@ namespace ladder {
 // -------------------------------------------------------------------------------------
 // Step 07's gemm.cu derives its large tile, 128x256 with 4 stages, as step 06 does. What
 // the every-shape kernel adds is the choice of the tile per problem, Tile<CONSUMERS, COLUMNS>
-// (the 13 of tile_family.h's table): 1 or 2
-// consumers (64 or 128 rows) by 64 to 256 columns (wgmma m64nNk16 with N = 256, 224, 192,
-// 168, 160, 144, 128, 96 or 64: N/2 accumulators per thread).
+// (the rows of tile_family.h's table): 1 or 2 consumers (64 or 128 rows) by 64 to 256
+// columns (wgmma m64nNk16 with N = 256, 224, 192, 168, 160, 144, 128, 96 or 64: N/2
+// accumulators per thread).
 //   * 128x256 (step 06's tile) is the ladder's shape for large problems.
 //   * The smaller tiles make more tiles: they fill the GPU when the problem has few, or
 //     fill its waves better, at the price of more bytes from L2 per FLOP (128x128: 32 KB a
@@ -59,10 +59,11 @@ namespace ladder {
 // (one 64x128 bf16 tile per consumer, 16 KB each), the barriers and 2 KB of alignment
 // slack; then as many stages of A (BM x 64) and B (BN x 64) as fit (tile_choice::stages in
 // tile_family.h, which the planner reads too): 128x256 holds 32 KB + 4 stages x 48 KB =
-// 224 KB, 64x64 16 KB + 13 stages x 16 KB = 224 KB; `ladder-plan --step 7 --tile RxC` prints
-// any tile's. (All of a consumer's 64x256 piece would be 32 KB: it is stored in two 128-column halves
-// through one 16 KB buffer, waiting for the first store to have read the buffer before
-// the second, so that the stages keep the room.) None of this depends on the cluster size.
+// 224 KB, 64x64 16 KB + 13 stages x 16 KB = 224 KB; `ladder-plan --step 7 --tile RxC`
+// prints any tile's. (All of a consumer's 64x256 piece would be 32 KB: it is stored in two
+// 128-column halves through one 16 KB buffer, waiting for the first store to have read the
+// buffer before the second, so that the stages keep the room.) None of this depends on the
+// cluster size.
 constexpr int BK = tile_choice::kBlockColumns;  // 64: one 128-byte swizzle row of bf16
 constexpr int WARPGROUP_THREADS = 128;
 constexpr int WGMMA_M = 64;  // rows of C per consumer: one wgmma m64
