@@ -214,7 +214,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         // the stage does it land, which rows of B does it bring, and how many bytes must
         // the full barrier expect in all? Mind the edges: for N = 100 no row of the lower
         // box exists (issue it anyway, as step 07's gemm.cu does with every box, or skip it
-        // as gemm_every_shape.cu does: either way, what does the barrier expect?), for
+        // as every_shape/every_shape.cu does: either way, what does the barrier expect?), for
         // N = 129 one does. This stub announces and issues the A box and the UPPER B box
         // only: the lower half of the B tile is never written, so columns 128..255 of
         // every tile of C come out wrong (garbage or NaN); N <= 128 passes.

@@ -30,7 +30,7 @@
 // The TMA store hands the copy to C to the TMA unit: the consumers write shared memory and
 // move on. Multicast cuts what a CTA pulls from L2 per k-block from 48 KB to 16 KB of A +
 // 16 KB of B.
-// The every-shape kernel beside this file (gemm_every_shape.cu, step 07's default variant)
+// The every-shape kernel beside this file (every_shape/every_shape.cu, step 07's default variant)
 // adds what lets one kernel serve every shape of problem well: a tile chosen per problem,
 // C^T for problems of few columns, edge boxes, stream-K for the last wave, and the rule
 // for when to launch clusters at all.
@@ -528,7 +528,7 @@ LADDER_TIMELINE_HOOK()  // set_timeline(): only in -DLADDER_TIMELINE builds
 
 // Registers the step (common/library/registry.h): its tile configuration, describe (or nullptr),
 // its timeline hook (or nullptr), then its variants. The step's default variant is the
-// every-shape kernel of gemm_every_shape.cu (LADDER_REGISTER_DEFAULT_VARIANT there).
+// every-shape kernel of every_shape/every_shape.cu (LADDER_REGISTER_DEFAULT_VARIANT there).
 LADDER_REGISTER_STEP(tile_config, nullptr, set_timeline, {"lesson", gemm});
 
 }  // namespace ladder::step07

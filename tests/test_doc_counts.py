@@ -4,7 +4,7 @@
     test_doc_counts.py <repository root>
 
 From the code: the steps (the ladder_add_step lines of CMakeLists.txt), each step's variants
-(the names its .cu files register with LADDER_REGISTER_DEFAULT_VARIANT, LADDER_REGISTER_STEP
+(the names its .cu files, in its folder and below it, register with LADDER_REGISTER_DEFAULT_VARIANT, LADDER_REGISTER_STEP
 and LADDER_REGISTER_VARIANT, in that order, exercise.cu aside; the first is the default) and its ring's stages (`constexpr int STAGES`,
 a number or an expression with its value in the comment after it). Fails when
 - the ladder table of README.md has not one row per step, in order, each linking its folder;
@@ -17,8 +17,11 @@ a number or an expression with its value in the comment after it). Fails when
   that step's;
 - a step's README.md or EXERCISES.md names a least stage count (`STAGES >= n`) other than
   its gemm.cu's static_assert;
-- step 07's README says "<n> tiles" with n not the number of tiles its every-shape file
-  registers (LADDER_REGISTER_TILES).
+- step 07's README says "<n> tiles" with n not the number of tiles its every-shape kernel
+  registers (LADDER_REGISTER_TILES: "tile<R>x<C>" entries, or one per row of the table
+  macro it expands, LADDER_EVERY_SHAPE_TILES in every_shape/tile_family.h);
+- a list of the tiles between <!-- tile-family --> markers in the step's README or NOTES
+  is not that table's rows, in its order.
 Before it reads the docs, each check must reject a doc that states a wrong count.
 """
 import glob
@@ -41,6 +44,11 @@ def value(word):
     return int(word) if word.isdigit() else WORDS[word.lower()]
 
 
+def step_sources(root, folder, pattern="*.cu"):
+    """The step's files matching pattern, in its folder and any folder below it."""
+    return sorted(glob.glob(os.path.join(root, folder, "**", pattern), recursive=True))
+
+
 def code_facts(root):
     cmake = open(os.path.join(root, "CMakeLists.txt")).read()
     steps = [(int(n), folder) for n, folder in
@@ -48,7 +56,7 @@ def code_facts(root):
     variants, stages = {}, {}
     for n, folder in steps:
         defaults, names, stage_values = [], [], set()
-        for path in sorted(glob.glob(os.path.join(root, folder, "*.cu"))):
+        for path in step_sources(root, folder):
             if os.path.basename(path) == "exercise.cu":
                 continue
             text = open(path).read()
@@ -103,13 +111,43 @@ def check_least_stages(where, text, least):
             for m in LEAST_STAGES.finditer(text) if least is not None and int(m.group(1)) != least]
 
 
+def table_rows(root, folder, macro):
+    """The (rows, columns) of X-macro `macro` (#define macro(X) X(r, c) X(r, c) ...) in the
+    step's headers, in order; None where no header defines it."""
+    for path in step_sources(root, folder, "*.h") + step_sources(root, folder, "*.cuh"):
+        m = re.search(r"^#define\s+" + macro + r"\(X\)((?:.*\\\n)*.*)$", open(path).read(), re.M)
+        if m:
+            return [(int(r), int(c)) for r, c in re.findall(r"\bX\((\d+),\s*(\d+)\)", m.group(1))]
+    return None
+
+
 def registered_tiles(root, folder):
-    """How many tiles the step's files register with LADDER_REGISTER_TILES."""
-    count = 0
-    for path in glob.glob(os.path.join(root, folder, "*.cu")):
+    """The tiles the step's files register with LADDER_REGISTER_TILES, as (rows, columns): each
+    "tile<R>x<C>" entry, and the rows of a table macro the call expands."""
+    tiles = []
+    for path in step_sources(root, folder):
         for call in re.finditer(r"LADDER_REGISTER_TILES\((.*?)\);", open(path).read(), re.S):
-            count += len(re.findall(r'\{\s*"tile\d+x\d+"', call.group(1)))
-    return count
+            tiles += [(int(r), int(c)) for r, c in re.findall(r'\{\s*"tile(\d+)x(\d+)"', call.group(1))]
+            for macro in re.findall(r"\b(LADDER_\w+_TILES)\(\w+\)", call.group(1)):
+                rows = table_rows(root, folder, macro)
+                if rows is None:
+                    sys.exit(f"FAIL: {path} registers the tiles of {macro}, which no header of {folder} defines")
+                tiles += rows
+    return tiles
+
+
+TILE = re.compile(r"(\d+)\s*(?:×|x)\s*(\d+)")
+
+
+def check_tile_list(where, text, tiles):
+    """Each <!-- tile-family --> ... <!-- /tile-family --> list must be the registered tiles, in order."""
+    out = []
+    for block in re.findall(r"<!-- tile-family -->(.*?)<!-- /tile-family -->", text, re.S):
+        listed = [(int(r), int(c)) for r, c in TILE.findall(block)]
+        if listed != tiles:
+            out.append(f"{where}: the tile list says {', '.join(f'{r}x{c}' for r, c in listed)}; the step "
+                       f"registers {', '.join(f'{r}x{c}' for r, c in tiles)} (its table of tiles)")
+    return out
 
 
 def check_tile_count(where, text, count):
@@ -153,6 +191,12 @@ assert check_least_stages("x", "(`STAGES >= 3` is asserted", 2), "a wrong least 
 assert not check_least_stages("x", "`static_assert(STAGES >= 2)`", 2), "a right least stage count failed"
 assert check_tile_count("x", "64 to 256 columns, 12 tiles, each with as many", 13), "a wrong tile count passed"
 assert not check_tile_count("x", "64 to 256 columns, 13 tiles, each with as many", 13), "a right tile count failed"
+assert check_tile_list("x", "<!-- tile-family -->64×64, 128×256<!-- /tile-family -->", [(64, 64), (128, 128)]), \
+    "a wrong tile list passed"
+assert check_tile_list("x", "<!-- tile-family -->128×256, 64×64<!-- /tile-family -->", [(64, 64), (128, 256)]), \
+    "a tile list out of order passed"
+assert not check_tile_list("x", "<!-- tile-family -->64×64 and 128x256<!-- /tile-family -->",
+                           [(64, 64), (128, 256)]), "a right tile list failed"
 
 root = os.path.abspath(sys.argv[1])
 steps, variants, stages = code_facts(root)
@@ -185,7 +229,12 @@ for n, folder in steps:
     tiles = registered_tiles(root, folder)
     if tiles:
         problems += check_tile_count(f"{folder}/README.md",
-                                     open(os.path.join(root, folder, "README.md"), encoding="utf-8").read(), tiles)
+                                     open(os.path.join(root, folder, "README.md"), encoding="utf-8").read(),
+                                     len(tiles))
+    for name in ("README.md", "NOTES.md"):
+        path = os.path.join(root, folder, name)
+        if os.path.isfile(path):
+            problems += check_tile_list(f"{folder}/{name}", open(path, encoding="utf-8").read(), tiles)
 if problems:
     sys.exit("FAIL: counts the docs state that the code does not have:\n" + "\n".join(problems))
 print("PASS: the docs' counts of steps, variants and stages are the code's")

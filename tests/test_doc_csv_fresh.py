@@ -7,8 +7,9 @@ The docs' tables are generated from one CSV (results/h100/bench.csv unless anoth
 common/scripts/results_table.py). Each of its rows names, in its `commit` column, the commit
 the benchmark was built from (`git describe --always --dirty`, so possibly `<hash>-dirty`).
 For every step with rows, the test finds the last commit that touched the step's kernel
-sources (gemm*.cu, *.cuh and *.h in the step's folder and below it; not README.md, EXERCISES.md, NOTES.md
-or exercise.cu, which change no measured code) and fails when a row's commit is neither that
+sources (gemm*.cu in the step's folder, every .cu in a folder below it, such as a module's
+<name>/<name>.cu, and *.cuh and *.h in the step's folder and below it; not README.md, EXERCISES.md,
+NOTES.md or exercise.cu, which change no measured code) and fails when a row's commit is neither that
 commit nor a descendant of it, unless those sources are the same at the row's commit as at
 HEAD (a change undone): the row measured older code than the docs describe, and the
 benchmark (`cmake --build build --target bench-all`) must be run again and the docs
@@ -27,7 +28,8 @@ import sys
 import tempfile
 
 SKIP = 77  # ctest's SKIP_RETURN_CODE for this test (tests/CMakeLists.txt)
-SOURCE = re.compile(r"^(gemm[^/]*\.cu|[^/]*\.cuh|[^/]*\.h)$")
+SOURCE = re.compile(r"^(gemm[^/]*\.cu|[^/]*\.cuh|[^/]*\.h)$")  # in the step's folder
+MODULE_SOURCE = re.compile(r"^[^/]+/(.+/)?[^/]*\.cu$")  # any .cu below it
 
 
 def git(root, *args):
@@ -36,8 +38,12 @@ def git(root, *args):
 
 def kernel_sources(root, folder):
     """The step's kernel sources, in its folder and any folder below it."""
-    return sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, folder, "**", "*"), recursive=True)
-                  if SOURCE.match(os.path.basename(p)))
+    found = []
+    for p in glob.glob(os.path.join(root, folder, "**", "*"), recursive=True):
+        below = os.path.relpath(p, os.path.join(root, folder)).replace(os.sep, "/")
+        if SOURCE.match(os.path.basename(p)) or MODULE_SOURCE.match(below):
+            found.append(os.path.relpath(p, root))
+    return sorted(found)
 
 
 def last_change(root, paths):
@@ -74,23 +80,30 @@ def stale_rows(root, rows, folders):
 
 def self_test():
     """A scratch repository: a CSV row of the first commit is stale once the step's gemm.cu
-    changes, stays fresh when only its README changes, and a `-dirty` hash reads as its hash."""
+    changes, or a module's kernel file below the step's folder; stays fresh when only its README
+    or exercise.cu changes, and a `-dirty` hash reads as its hash."""
     with tempfile.TemporaryDirectory() as tmp:
         def run(*args):
             subprocess.run(["git", "-C", tmp, *args], check=True, capture_output=True)
         run("init", "-q")
         run("config", "user.email", "t@example.com")
         run("config", "user.name", "t")
-        os.makedirs(os.path.join(tmp, "01_a"))
-        for name in ("gemm.cu", "README.md"):
+        os.makedirs(os.path.join(tmp, "01_a", "mod"))
+        for name in ("gemm.cu", "README.md", "exercise.cu", os.path.join("mod", "mod.cu")):
             open(os.path.join(tmp, "01_a", name), "w").write("x\n")
         run("add", "-A")
         run("commit", "-qm", "one")
         first = git(tmp, "rev-parse", "--short", "HEAD").stdout.strip()
         rows = [{"step": "1", "commit": first + "-dirty"}]
         open(os.path.join(tmp, "01_a", "README.md"), "w").write("y\n")
+        open(os.path.join(tmp, "01_a", "exercise.cu"), "w").write("y\n")
         run("commit", "-qam", "docs only")
-        assert not stale_rows(tmp, rows, {1: "01_a"}), "a change of the README made the row stale"
+        assert not stale_rows(tmp, rows, {1: "01_a"}), "a change of the README or exercise.cu made the row stale"
+        open(os.path.join(tmp, "01_a", "mod", "mod.cu"), "w").write("y\n")
+        run("commit", "-qam", "module")
+        assert stale_rows(tmp, rows, {1: "01_a"}), "a change of a module's kernel file left the row fresh"
+        open(os.path.join(tmp, "01_a", "mod", "mod.cu"), "w").write("x\n")
+        run("commit", "-qam", "module undone")
         open(os.path.join(tmp, "01_a", "gemm.cu"), "w").write("y\n")
         run("commit", "-qam", "code")
         assert stale_rows(tmp, rows, {1: "01_a"}), "a change of gemm.cu left the row fresh"

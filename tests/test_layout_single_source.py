@@ -18,7 +18,8 @@ CALLERS = [
     "06_warp_specialized/gemm.cu",
     "06_warp_specialized/gemm_pingpong.cu",
     "07_clusters_multicast/gemm.cu",
-    "07_clusters_multicast/tiles.cuh",
+    "07_clusters_multicast/every_shape/every_shape.cu",
+    "07_clusters_multicast/every_shape/tiles.cuh",
     "02_cp_async_mma_sync/mma_sync.cuh",
 ]
 WRITTEN_OUT = {

@@ -165,8 +165,8 @@ TEST(PlannerModel, Step07LaunchesAsItsKernelDecides) {
     EXPECT_EQ(step_plan(7, "cluster2").candidate.cluster, 1);
     // 8192^3: 15.5 waves, clusters of 2.
     EXPECT_EQ(step_plan(7, "cluster2", Problem{8192, 8192, 8192}).candidate.cluster, 2);
-    // 1000x1992x2056: 128 tiles of 128x128 (07_clusters_multicast/tile_choice.h), one wave: nothing
-    // left over.
+    // 1000x1992x2056: 128 tiles of 128x128 (07_clusters_multicast/every_shape/tile_choice.h), one
+    // wave: nothing left over.
     EXPECT_EQ(step_plan(7, "", Problem{1000, 1992, 2056}).candidate.stream_k, 0);
     // Forced to 128x256: 64 tiles, 33 k-blocks: S = 128 costs 17 + 12 + 4 = 33, not shorter.
     EXPECT_EQ(step_plan(7, "tile128x256", Problem{1000, 1992, 2056}).candidate.stream_k, 0);
@@ -238,12 +238,12 @@ TEST(StreamK, ANarrowWaveIsOnlySplitAndNotWhereTheDramCannotFeedIt) {
 }
 
 TEST(PlannerModel, ASharedTilePaysForItsPartials) {
-    // 64x4096x4096 (M <= 64: the 64x64 tile, 07_clusters_multicast/tile_choice.h) shared by 128 CTAs: each
-    // of the 64 tiles in 2 runs of 32 k-blocks. A holder writes a 64x64 fp32 partial (16 KiB)
-    // at its share of the 16-byte store bandwidth; the owner reads the other one at one SM's
-    // L2 rate, then stores C as usual. On the H200 as measured (its machine file) sharing is
-    // predicted faster, as it ran: 16.4 us shared, 18.9 us data-parallel (07's README,
-    // section 5).
+    // 64x4096x4096 (M <= 64: the 64x64 tile, 07_clusters_multicast/every_shape/tile_choice.h)
+    // shared by 128 CTAs: each of the 64 tiles in 2 runs of 32 k-blocks. A holder writes a
+    // 64x64 fp32 partial (16 KiB) at its share of the 16-byte store bandwidth; the owner reads
+    // the other one at one SM's L2 rate, then stores C as usual. On the H200 as measured (its
+    // machine file) sharing is predicted faster, as it ran: 16.4 us shared, 18.9 us
+    // data-parallel (07's NOTES.md, section 5).
     Machine m = h200();
     std::string error;
     ASSERT_TRUE(read_machine_file(kH200File, &m, &error)) << error;
@@ -843,8 +843,8 @@ TEST(PlannerModel, ChooseConfigReturnsTheFastestCandidate) {
     EXPECT_FALSE(choose_config(4096, 4096, 4096, m, {}).plan.fits);
 }
 
-// Step 07's tile choice (07_clusters_multicast/tile_choice.h) on the H200's 132 SMs, clusters of 2: the
-// worked examples of 07_clusters_multicast/NOTES.md, section 6.
+// Step 07's tile choice (07_clusters_multicast/every_shape/tile_choice.h) on the H200's 132 SMs,
+// clusters of 2: the worked examples of 07_clusters_multicast/NOTES.md, section 6.
 TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     struct Case {
         long long m, n, k;
@@ -935,7 +935,8 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     EXPECT_EQ(forced.bm, 128);
     EXPECT_EQ(forced.bn, 256);
     EXPECT_EQ(forced.stages, 4);
-    // Each forced tile: its rows, columns and the stages its Tile holds (07's tiles.cuh derives them).
+    // Each forced tile: its rows, columns and the stages its Tile holds (tile_family.h, the
+    // stage count the kernel's every_shape/tiles.cuh and the planner share).
     struct Forced {
         const char* variant;
         int bm, bn, stages;
@@ -958,6 +959,28 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
     const Plan fitted = step_plan(7, "", Problem{160, 8192, 4096});
     EXPECT_EQ(fitted.problem.m, 8192);
     EXPECT_EQ(fitted.candidate.bn, 160);
+}
+
+// The kernel launches the rule's tile through with_tile (every_shape/tiles.cuh), which has a
+// kernel only for the rows of the family's table and refuses any other shape: the rule must
+// never pick one outside it, on any problem, GPU size or cluster size.
+TEST(TileChoice, EveryTileTheRulePicksIsInTheFamilyTable) {
+    const long long sides[] = {1, 16, 64, 96, 100, 128, 129, 144, 160, 161, 192, 193, 224, 256, 384,
+                               768, 1000, 1536, 1792, 2048, 2304, 3000, 4096, 8192, 14336, 28672};
+    const long long ks[] = {8, 64, 72, 512, 2056, 4096, 16384, 65536};
+    int checked = 0;
+    for (int sms : {78, 114, 132})
+        for (int cluster : {1, 2, 4})
+            for (long long m : sides)
+                for (long long n : sides)
+                    for (long long k : ks) {
+                        const ladder::tile_choice::Estimate e = ladder::tile_choice::choose(m, n, k, sms, cluster);
+                        ASSERT_TRUE(ladder::tile_choice::in_family(e.shape))
+                            << m << "x" << n << "x" << k << " on " << sms << " SMs, clusters of " << cluster
+                            << ": " << e.shape.rows << "x" << e.shape.columns;
+                        ++checked;
+                    }
+    EXPECT_EQ(checked, 3 * 3 * 26 * 26 * 8);
 }
 
 // 128x168 in place of 128x192 where it makes as many waves, none shared (tile_choice.h,

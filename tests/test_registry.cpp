@@ -11,6 +11,7 @@
 
 #include "cli.h"  // compared_variants: what `bench` runs besides each default
 #include "registry.h"
+#include "tile_family.h"  // the every-shape kernel's family, as the planner reads it
 
 namespace {
 
@@ -88,9 +89,10 @@ TEST(Registry, VariantsComeInTheOrderOfTheFilesThatRegisterThem) {
     EXPECT_EQ(ladder::variant_names(*ladder::find_step(1)), "only the default");
 }
 
-// Step 07's default is the every-shape kernel (gemm_every_shape.cu), listed before gemm.cu's
-// lesson kernel; its describe is the step's; its tiles are apart from the variants, each
-// found by "RxC" or "tileRxC", and --tile all runs them in this order.
+// Step 07's default is the every-shape kernel (every_shape/every_shape.cu), listed before
+// gemm.cu's lesson kernel; its describe is the step's; its tiles are apart from the variants,
+// each found by "RxC" or "tileRxC", and --tile all runs them in this order: the rows of the
+// family's table (tile_family.h), which the planner reads too.
 TEST(Registry, Step07DefaultsToTheEveryShapeKernelAndListsItsTiles) {
     const ladder::Step& s7 = *ladder::find_step(7);
     EXPECT_EQ(ladder::variant_names(s7), "cluster2 (default), cluster1, cluster4, lesson, cg");
@@ -99,6 +101,10 @@ TEST(Registry, Step07DefaultsToTheEveryShapeKernelAndListsItsTiles) {
     EXPECT_EQ(ladder::tile_names(s7),
               "64x64, 64x96, 64x128, 64x160, 64x192, 64x256, 128x64, 128x128, 128x144, 128x168, "
               "128x192, 128x224, 128x256");
+    std::string family;
+    for (const ladder::tile_choice::Shape& t : ladder::tile_choice::kFamily)
+        family += (family.empty() ? "" : ", ") + std::to_string(t.rows) + "x" + std::to_string(t.columns);
+    EXPECT_EQ(ladder::tile_names(s7), family);
     ASSERT_NE(ladder::find_tile(s7, "128x144"), nullptr);
     EXPECT_EQ(ladder::find_tile(s7, "128x144"), ladder::find_tile(s7, "tile128x144"));
     EXPECT_STREQ(ladder::find_tile(s7, "128x144")->name, "tile128x144");

@@ -12,7 +12,7 @@
 //
 // A step's default variant is the first one gemm.cu lists, unless a variant file of the step
 // registers with LADDER_REGISTER_DEFAULT_VARIANT (step 07: gemm.cu is the lesson kernel, and
-// gemm_every_shape.cu's kernel is what the step runs by default); that file's variants then
+// every_shape/every_shape.cu's kernel is what the step runs by default); that file's variants then
 // come first, and its describe function is the step's. A step may also register tiles: the
 // default kernel forced to one tile of its family (step-7 --tile 128x128), listed apart from
 // the variants.

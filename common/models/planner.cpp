@@ -3,7 +3,7 @@
 #include "planner.h"
 
 #include "arg_parse.h"  // parse_whole, printable, kMaxDimension, valid_k
-#include "tile_choice.h"  // in_family: the tiles --tile accepts (step 07's)
+#include "tile_choice.h"  // kFamily, in_family: the tiles --tile accepts (step 07's)
 
 #include <algorithm>
 #include <cerrno>
@@ -774,8 +774,10 @@ bool parse_cli(const std::vector<std::string>& args, CliOptions* options, std::s
             char end = 0;
             if (std::sscanf(value.c_str(), "%dx%d%c", &rows, &columns, &end) != 2 ||
                 !tile_choice::in_family({rows, columns})) {
-                *error = "--tile must be a tile of step 07's family (64x64, 64x96, 64x128, 64x160, "
-                         "64x192, 64x256, 128x64, 128x128, 128x144, 128x168, 128x192, 128x224, 128x256), not '" +
+                std::string family;
+                for (const tile_choice::Shape& t : tile_choice::kFamily)
+                    family += (family.empty() ? "" : ", ") + std::to_string(t.rows) + "x" + std::to_string(t.columns);
+                *error = "--tile must be a tile of step 07's family (" + family + "), not '" +
                          ladder::printable(value) + "'";
                 return false;
             }

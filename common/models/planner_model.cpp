@@ -87,7 +87,7 @@ bool step_candidate(int number, const std::string& variant, Candidate* out) {
     return true;
 }
 
-// Step 07's default variant (gemm_every_shape.cu) chooses its launch per shape: clusters where
+// Step 07's default variant (every_shape/every_shape.cu) chooses its launch per shape: clusters where
 // tile_choice::launches_clusters says so (more than six waves of tiles, or rows of A and B not 128-byte
 // aligned), and the L tiles of the last, partial wave have their k-blocks laid end to end and
 // shared by S clusters (stream-K) where stream_k::sharing_clusters (stream_k.h, the kernel's

@@ -56,7 +56,9 @@ to the next
 replaced by another spelling of the same kernel (e.g. libcu++ instead of inline PTX), so
 that `diff gemm.cu gemm_<name>.cu` is exactly the spelling that changed. `check` and
 `sync` treat every gemm_*.cu like an exercise.cu, with VARIANT markers instead of EXERCISE
-markers. A region may also be a pure insertion (it replaces no line of gemm.cu).
+markers. A region may also be a pure insertion (it replaces no line of gemm.cu). A module in
+a folder below the step's (07_clusters_multicast/every_shape/) is a kernel of its own, not a
+copy of gemm.cu: neither command reads it.
 """
 import argparse
 import difflib

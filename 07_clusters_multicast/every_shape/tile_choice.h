@@ -1,5 +1,5 @@
-// tile_choice.h: which tile step 07 runs for a problem (07_clusters_multicast/README.md,
-// section 6). One rule for step 07's launch and for the planner, which predicts the kernel
+// tile_choice.h: which tile step 07's every-shape kernel runs for a problem (the measurements in
+// 07_clusters_multicast/NOTES.md, section 6). One rule for step 07's launch and for the planner, which predicts the kernel
 // as it launches. Plain C++ (host only), a few dozen integer operations: it runs on every
 // call.
 //
@@ -15,33 +15,9 @@
 #include <string>
 
 #include "stream_k.h"
+#include "tile_family.h"  // Shape, the family (kFamily, in_family), stages
 
 namespace ladder::tile_choice {
-
-// A tile's rows (64 or 128) and columns: 64, 96, 128, 160, 192 or 256 with 64 rows; 64, 128,
-// 144, 168, 192, 224 or 256 with 128.
-struct Shape {
-    int rows, columns;
-};
-
-// The family, as the every-shape kernel compiles it (tiles.cuh: with_tile) and `step-7 --tile`
-// and `ladder-plan --tile` accept it.
-constexpr Shape kFamily[] = {{64, 64},   {64, 96},   {64, 128},  {64, 160},  {64, 192},
-                             {64, 256},  {128, 64},  {128, 128}, {128, 144}, {128, 168},
-                             {128, 192}, {128, 224}, {128, 256}};
-constexpr bool in_family(Shape s) {
-    for (const Shape& t : kFamily)
-        if (t.rows == s.rows && t.columns == s.columns) return true;
-    return false;
-}
-
-// The stages step 07's Tile holds (07_clusters_multicast/tiles.cuh checks the two agree):
-// as many k-blocks of A (rows x 64) and B (columns x 64) bf16 as fit in the 227 KB a CTA
-// may opt in to, beside the epilogue's C staging (16 KB per 64 rows), the barriers and 2 KB
-// of alignment slack.
-constexpr int stages(Shape s) {
-    return static_cast<int>((232448 - (s.rows / 64) * 16384 - 2048) / ((s.rows + s.columns) * 64 * 2));
-}
 
 // The cluster size a tile runs, up to `cluster`: the largest whose B slices (columns /
 // cluster rows each) are whole 8-row swizzle atoms of 1024 bytes. Each slice lands at its own
@@ -295,7 +271,7 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
         return e;
     }
     // 128x224 where its waves are fuller than 128x256's and no emptier than 128x192's and
-    // 128x128's: the fewest bytes per FLOP after 128x256. Measured on the H200 (README.md
+    // 128x128's: the fewest bytes per FLOP after 128x256. Measured on the H200 (NOTES.md
     // section 6, tile_224_and_64x192_bench.log): 1792^3 (14 x 8 = 112 tiles, one wave 85%
     // full, against 98 of 128x256, 74%) in 23.0-23.1 us (0.93x) instead of 24.6 (0.87x);
     // 1792x1792x4096 0.97-0.98x instead of 0.89x; 224x14336x4096 0.96x instead of 0.91x;

@@ -1,11 +1,13 @@
-// schedule.cuh: the persistent grid's work, and stream-K for its last wave (step 07,
-// NOTES.md section 5). Written out beside step 07's gemm.cu, which includes it: the
-// schedule is the persistent grid's, not Hopper's, and the kernel only asks it for the
-// next piece of work (WorkCursor), where to put a partial tile and when one is ready.
+// schedule.cuh: the persistent grid's work, stream-K for its last wave and split-K's slices
+// (step 07's every-shape kernel, every_shape.cu beside this file; the measurements in
+// 07_clusters_multicast/NOTES.md, section 5). The schedule is the persistent grid's, not
+// Hopper's, and the kernel only asks it for the next piece of work (WorkCursor), where to put
+// a partial tile and when one is ready.
 //   device: Schedule, WorkUnit, WorkCursor; partial_holders, partial_slot, publish_partial,
 //           hand_over_partial, add_partials, fix_up (the fix-up of a shared tile)
 //   host:   sm_count and resident_grid (the grid's size), make_schedule (from the cost rule
-//           of 07_clusters_multicast/stream_k.h), stream_k_workspace (where the partials go)
+//           of stream_k.h beside this file), flag_bytes and stream_k_workspace (where the
+//           flags and the partials go)
 #pragma once
 
 #include <cuda/atomic>
@@ -371,13 +373,20 @@ cudaError_t resident_grid(const char* step, const cudaLaunchConfig_t& cluster_co
 // flag they wait for), and a partial of a larger grid must never land on them. They are
 // sized for the tallest tile (`max_consumers`), so that launches of different tile heights
 // on one stream find them in the same place.
+// The flags' bytes: one int per consumer of every resident CTA, rounded up to 256 bytes so
+// that the partials after them start aligned. The workspace bound (every_shape.cu,
+// workspace_bytes) sizes them the same way.
+inline size_t flag_bytes(int resident_ctas, int max_consumers) {
+    return (static_cast<size_t>(resident_ctas) * max_consumers * sizeof(int) + 255) / 256 * 256;
+}
+
 template <class T>
 cudaError_t stream_k_workspace(const char* step, cudaStream_t stream, const Schedule& sched, int cluster_ctas,
                                int resident_ctas, int max_consumers, float** partials, int** flags) {
     *partials = nullptr;
     *flags = nullptr;
     if (sched.sk_clusters == 0 && sched.splits == 1) return cudaSuccess;
-    const size_t flag_bytes = (static_cast<size_t>(resident_ctas) * max_consumers * sizeof(int) + 255) / 256 * 256;
+    const size_t flags_size = flag_bytes(resident_ctas, max_consumers);
     // Split-K: a slot for every slice of every CTA tile (slice_slot); stream-K: one for every
     // CTA of the grid.
     const size_t slots = sched.splits > 1
@@ -385,11 +394,11 @@ cudaError_t stream_k_workspace(const char* step, cudaStream_t stream, const Sche
                              : static_cast<size_t>(sched.clusters) * cluster_ctas;
     const size_t partial_bytes = slots * T::CONSUMER_WARPGROUPS * T::PARTIAL_FLOATS * sizeof(float);
     void* workspace = nullptr;
-    if (cudaError_t err = stream_workspace(step, stream, flag_bytes + partial_bytes, &workspace);
+    if (cudaError_t err = stream_workspace(step, stream, flags_size + partial_bytes, &workspace);
         err != cudaSuccess)
         return err;
     *flags = static_cast<int*>(workspace);
-    *partials = reinterpret_cast<float*>(static_cast<char*>(workspace) + flag_bytes);
+    *partials = reinterpret_cast<float*>(static_cast<char*>(workspace) + flags_size);
     return cudaSuccess;
 }
 

@@ -1,8 +1,8 @@
-// tiles.cuh: the tiles of step 07's every-shape kernel, one chosen per problem. Written out
-// beside gemm_every_shape.cu, which includes it. The kernel there is gemm.cu's lesson kernel
-// compiled once per tile of a family; this file holds what lets that one kernel serve every
-// shape of problem. Read it after the tile configuration of gemm_every_shape.cu.
-//   device: TileShape<CONSUMERS, COLUMNS> (each tile's stages, shared memory and registers,
+// tiles.cuh: the tiles of step 07's every-shape kernel (every_shape.cu beside this file), one
+// chosen per problem. The kernel there is compiled once per tile of the family
+// (tile_family.h); this file holds what each tile derives, and what lets one kernel serve
+// every shape of problem. Read it before every_shape.cu.
+//   device: Tile<CONSUMERS, COLUMNS> (each tile's stages, shared memory and registers,
 //           derived below), B_SLICE_ROWS/BYTES, slice_cluster, wgmma_tile (the wgmma of the
 //           tile's width), b_edge_slice and stage_tx_bytes (what a stage receives where a
 //           box is cut short at C's edge), CStore, store_tile_direct and
@@ -21,7 +21,9 @@
 
 #include "layout.h"  // wgmma_acc_row/col
 #include "tensor_map.h"  // make_tensor_map_2d
-#include "tile_choice.h"  // Shape, stages: the planner's model of these tiles
+#include "step_api.h"  // fail
+#include "tile_choice.h"  // slice_cluster: the planner's model of these tiles
+#include "tile_family.h"  // the family's table (LADDER_EVERY_SHAPE_TILES), stages
 #include "warp_specialization.cuh"  // store_pair: taught in step 06
 #include "wgmma_shapes.cuh"  // beside this file: wgmma_m64n{64,96,128,144,160,192,224}k16
 
@@ -31,9 +33,10 @@ namespace ladder {
 // The tile family
 // -------------------------------------------------------------------------------------
 // Step 07's gemm.cu derives its large tile, 128x256 with 4 stages, as step 06 does. What
-// step 07 adds is the choice of the tile per problem, Tile<CONSUMERS, COLUMNS>: 1 or 2
-// consumers (64 or 128 rows) by 64 to 256 columns (wgmma m64nNk16 with N = 256, 224, 192,
-// 168, 160, 144, 128, 96 or 64: N/2 accumulators per thread).
+// the every-shape kernel adds is the choice of the tile per problem, Tile<CONSUMERS, COLUMNS>
+// (the rows of tile_family.h's table): 1 or 2 consumers (64 or 128 rows) by 64 to 256
+// columns (wgmma m64nNk16 with N = 256, 224, 192, 168, 160, 144, 128, 96 or 64: N/2
+// accumulators per thread).
 //   * 128x256 (step 06's tile) is the ladder's shape for large problems.
 //   * The smaller tiles make more tiles: they fill the GPU when the problem has few, or
 //     fill its waves better, at the price of more bytes from L2 per FLOP (128x128: 32 KB a
@@ -54,29 +57,25 @@ namespace ladder {
 //
 // Shared memory (227 KB = 232448 bytes a CTA may opt in to): C staging for the TMA store
 // (one 64x128 bf16 tile per consumer, 16 KB each), the barriers and 2 KB of alignment
-// slack; then as many stages of A (BM x 64) and B (BN x 64) as fit:
-//   64x256:  16 KB + 5 stages x 40 KB = 216 KB      64x128:  16 KB + 8 stages x 24 KB = 208 KB
-//   128x256: 32 KB + 4 stages x 48 KB = 224 KB      128x128: 32 KB + 6 stages x 32 KB = 224 KB
-//   128x192: 32 KB + 4 stages x 40 KB = 192 KB     64x64:   16 KB + 13 stages x 16 KB = 224 KB
-//   128x144: 32 KB + 5 stages x 34 KB = 202 KB     64x160:  16 KB + 7 stages x 28 KB = 212 KB
-//   128x224: 32 KB + 4 stages x 44 KB = 208 KB     64x96:   16 KB + 10 stages x 20 KB = 216 KB
-//   128x64:  32 KB + 8 stages x 24 KB = 224 KB     64x192:  16 KB + 6 stages x 32 KB = 208 KB
-//   128x168: 32 KB + 5 stages x 37 KB = 217 KB
-// (All of a consumer's 64x256 piece would be 32 KB: it is stored in two 128-column halves
-// through one 16 KB buffer, waiting for the first store to have read the buffer before
-// the second, so that the stages keep the room.) None of this depends on the cluster size.
-constexpr int BK = 64;   // one 128-byte swizzle row of bf16
+// slack; then as many stages of A (BM x 64) and B (BN x 64) as fit (tile_choice::stages in
+// tile_family.h, which the planner reads too): 128x256 holds 32 KB + 4 stages x 48 KB =
+// 224 KB, 64x64 16 KB + 13 stages x 16 KB = 224 KB; `ladder-plan --step 7 --tile RxC`
+// prints any tile's. (All of a consumer's 64x256 piece would be 32 KB: it is stored in two
+// 128-column halves through one 16 KB buffer, waiting for the first store to have read the
+// buffer before the second, so that the stages keep the room.) None of this depends on the
+// cluster size.
+constexpr int BK = tile_choice::kBlockColumns;  // 64: one 128-byte swizzle row of bf16
 constexpr int WARPGROUP_THREADS = 128;
 constexpr int WGMMA_M = 64;  // rows of C per consumer: one wgmma m64
 constexpr int MAX_CONSUMERS = 2;
-constexpr size_t SMEM_OPTIN_BYTES = 232448;  // 227 KB: H100's MaxSharedMemoryPerBlockOptin
+constexpr size_t SMEM_OPTIN_BYTES = tile_choice::kSmemOptinBytes;  // 227 KB on an H100
 constexpr int EPI_N = 128;    // columns of C a consumer stages in shared memory at a time
 constexpr int C_BOX = 64;     // a TMA store box is 64x64 bf16: 128-byte rows, one swizzle span
 constexpr uint32_t C_STAGE_BYTES = WGMMA_M * EPI_N * sizeof(__nv_bfloat16);  // 16 KB per consumer
 
-// Step 07's gemm.cu names each tile Tile<CONSUMERS, COLUMNS>, a TileShape of its own.
+// One tile of the family: everything the kernel and its launch derive from its shape.
 template <int CONSUMERS, int COLUMNS>
-struct TileShape {
+struct Tile {
     static constexpr int CONSUMER_WARPGROUPS = CONSUMERS;
     static constexpr int BM = WGMMA_M * CONSUMERS;  // rows of C per CTA
     static constexpr int BN = COLUMNS;  // columns of C per CTA (one B box, shared by the cluster)
@@ -92,10 +91,9 @@ struct TileShape {
     // Columns the epilogue stages per round through the consumer's 64x128 C buffer: 128,
     // or one 64-column box at a time where 128 does not divide them (the 192 of 192 and of 224).
     static constexpr int EPI_COLUMNS = TMA_COLUMNS % EPI_N == 0 ? EPI_N : C_BOX;
-    // The most stages that fit beside the C staging, the barriers and the alignment slack.
-    static constexpr int STAGES =
-        static_cast<int>((SMEM_OPTIN_BYTES - CONSUMERS * C_STAGE_BYTES - 2048) /
-                         (A_TILE_BYTES + B_TILE_BYTES));
+    // The most stages that fit beside the C staging, the barriers and the alignment slack
+    // (one formula for the kernel and the planner: tile_family.h).
+    static constexpr int STAGES = tile_choice::stages({BM, BN});
     // setmaxnreg: the producer keeps what issuing TMA needs, the consumers take the rest of
     // the CTA's launch allocation. With one consumer every thread already has the most a
     // thread can hold (255), so there is nothing to move.
@@ -118,9 +116,7 @@ struct TileShape {
     static constexpr size_t SMEM_BYTES = sizeof(SharedStorage) + 1024;
 
     static_assert(CONSUMERS >= 1 && CONSUMERS <= MAX_CONSUMERS, "64 or 128 rows");
-    static_assert(BN == 64 || BN == 96 || BN == 128 || BN == 144 || BN == 160 || BN == 168 ||
-                      BN == 192 || BN == 224 || BN == 256,
-                  "wgmma m64n{64,96,128,144,160,168,192,224,256}k16 (wgmma.cuh)");
+    static_assert(tile_choice::in_family({BM, BN}), "a tile of the family (tile_family.h)");
     static_assert(TMA_COLUMNS % EPI_COLUMNS == 0 && EPI_COLUMNS % C_BOX == 0,
                   "whole store boxes per round");
     static_assert(BM <= 256, "a TMA box has at most 256 rows");
@@ -155,28 +151,8 @@ static_assert(C_BOX * sizeof(__nv_bfloat16) == 128,
               "a C store box row must be exactly one 128-byte swizzle span");
 static_assert(EPI_N % C_BOX == 0, "whole store boxes per epilogue round");
 static_assert(C_STAGE_BYTES % 1024 == 0, "C tiles stay 1024-aligned");
-static_assert(TileShape<1, 256>::STAGES == 5 && TileShape<2, 256>::STAGES == 4 &&
-                  TileShape<1, 128>::STAGES == 8 && TileShape<2, 128>::STAGES == 6 &&
-                  TileShape<2, 192>::STAGES == 4 && TileShape<1, 64>::STAGES == 13 &&
-                  TileShape<1, 96>::STAGES == 10 && TileShape<1, 192>::STAGES == 6 &&
-                  TileShape<2, 224>::STAGES == 4 && TileShape<2, 64>::STAGES == 8 &&
-                  TileShape<2, 144>::STAGES == 5 && TileShape<1, 160>::STAGES == 7 &&
-                  TileShape<2, 168>::STAGES == 5,
-              "the derivation above");
-static_assert(TileShape<1, 128>::STAGES == tile_choice::stages({64, 128}) &&
-                  TileShape<2, 128>::STAGES == tile_choice::stages({128, 128}) &&
-                  TileShape<1, 256>::STAGES == tile_choice::stages({64, 256}) &&
-                  TileShape<2, 256>::STAGES == tile_choice::stages({128, 256}) &&
-                  TileShape<2, 192>::STAGES == tile_choice::stages({128, 192}) &&
-                  TileShape<1, 64>::STAGES == tile_choice::stages({64, 64}) &&
-                  TileShape<1, 96>::STAGES == tile_choice::stages({64, 96}) &&
-                  TileShape<1, 192>::STAGES == tile_choice::stages({64, 192}) &&
-                  TileShape<2, 224>::STAGES == tile_choice::stages({128, 224}) &&
-                  TileShape<2, 64>::STAGES == tile_choice::stages({128, 64}) &&
-                  TileShape<2, 144>::STAGES == tile_choice::stages({128, 144}) &&
-                  TileShape<1, 160>::STAGES == tile_choice::stages({64, 160}) &&
-                  TileShape<2, 168>::STAGES == tile_choice::stages({128, 168}),
-              "the planner models the stages the kernel holds");
+static_assert(C_STAGE_BYTES == tile_choice::kCStagingBytesPer64Rows,
+              "the stage count (tile_family.h) sets aside the C staging this kernel holds");
 
 // The cluster size a tile runs, up to CLUSTER (tile_choice::slice_cluster: whole 8-row
 // swizzle atoms per B slice).
@@ -184,16 +160,16 @@ template <class T>
 constexpr int slice_cluster(int cluster) {
     return tile_choice::slice_cluster({T::BM, T::BN}, cluster);
 }
-static_assert(slice_cluster<TileShape<2, 144>>(4) == 2 && slice_cluster<TileShape<1, 160>>(4) == 4 &&
-                  slice_cluster<TileShape<1, 96>>(4) == 4 && slice_cluster<TileShape<2, 224>>(4) == 4 &&
-                  slice_cluster<TileShape<2, 256>>(4) == 4 &&
-                  slice_cluster<TileShape<2, 168>>(2) == 1,
+static_assert(slice_cluster<Tile<2, 144>>(4) == 2 && slice_cluster<Tile<1, 160>>(4) == 4 &&
+                  slice_cluster<Tile<1, 96>>(4) == 4 && slice_cluster<Tile<2, 224>>(4) == 4 &&
+                  slice_cluster<Tile<2, 256>>(4) == 4 &&
+                  slice_cluster<Tile<2, 168>>(2) == 1,
               "the cluster sizes each tile runs");
 
 // -------------------------------------------------------------------------------------
 // Device helpers
 // -------------------------------------------------------------------------------------
-// The tile's width is the wgmma's N: one m64nBNk16 (wgmma.cuh has each shape).
+// The tile's width is the wgmma's N: one m64nBNk16 (wgmma_shapes.cuh beside this file has each shape).
 template <int BN, int ACC_REGS>
 __device__ __forceinline__ void wgmma_tile(float (&acc)[ACC_REGS], uint64_t a, uint64_t b,
                                            uint32_t accumulate) {
@@ -203,15 +179,16 @@ __device__ __forceinline__ void wgmma_tile(float (&acc)[ACC_REGS], uint64_t a, u
     else if constexpr (BN == 168) wgmma_m64n168k16(acc, a, b, accumulate);
     else if constexpr (BN == 160) wgmma_m64n160k16(acc, a, b, accumulate);
     else if constexpr (BN == 144) wgmma_m64n144k16(acc, a, b, accumulate);
-    else if constexpr (BN == 96) wgmma_m64n96k16(acc, a, b, accumulate);
     else if constexpr (BN == 128) wgmma_m64n128k16(acc, a, b, accumulate);
-    else wgmma_m64n64k16(acc, a, b, accumulate);
+    else if constexpr (BN == 96) wgmma_m64n96k16(acc, a, b, accumulate);
+    else if constexpr (BN == 64) wgmma_m64n64k16(acc, a, b, accumulate);
+    else static_assert(BN == 64, "a width with no wgmma here: add its shape to wgmma_shapes.cuh");
 }
 
-// The edge boxes. The last row of tiles reads A through a_edge_map, whose box holds only the
-// rows left (rounded up to whole 8-row swizzle atoms), and in the last column of tiles the
-// B slice that holds C's last column reads B through b_edge_map, likewise (launch_tile
-// makes both with make_operand_maps, below). b_edge_slice: which slice of the tile at
+// The edge boxes. The last row of tiles reads A through its edge map (OperandMaps::edge,
+// below), whose box holds only the rows left (rounded up to whole 8-row swizzle atoms), and
+// in the last column of tiles the B slice that holds C's last column reads B through B's
+// edge map, likewise (launch_tile makes both with make_operand_maps, below). b_edge_slice: which slice of the tile at
 // column n0 that is (cols_left = N - n0), CLUSTER where every slice is whole.
 template <int CLUSTER, class T>
 __device__ __forceinline__ int b_edge_slice(int cols_left) {
@@ -279,35 +256,21 @@ __device__ __forceinline__ void store_tile_transposed(__nv_bfloat16* c_tile, int
 // -------------------------------------------------------------------------------------
 // Host helpers
 // -------------------------------------------------------------------------------------
-// The planner's tile as a compiled one: calls launch(TileType<Tile<CONSUMERS, COLUMNS>>{})
-// with gemm.cu's Tile template, whose kernels exist for exactly these tiles: 64 rows by 64,
-// 96, 128, 160, 192 or 256 columns, 128 rows by 64, 128, 144, 168, 192, 224 or 256 (another
-// width runs the 256-column tile of its height).
+// The planner's tile as a compiled one: calls launch(TileType<Tile<ROWS / 64, COLUMNS>>{})
+// for the tile of the family's table (tile_family.h) that `shape` names. A shape outside the
+// table is an error, never run as another tile.
 template <class T>
 struct TileType {
     using type = T;
 };
-template <template <int, int> class Tile, class Launch>
-cudaError_t with_tile(tile_choice::Shape shape, Launch&& launch) {
-    if (shape.rows == 64) {
-        switch (shape.columns) {
-            case 64: return launch(TileType<Tile<1, 64>>{});
-            case 96: return launch(TileType<Tile<1, 96>>{});
-            case 128: return launch(TileType<Tile<1, 128>>{});
-            case 160: return launch(TileType<Tile<1, 160>>{});
-            case 192: return launch(TileType<Tile<1, 192>>{});
-            default: return launch(TileType<Tile<1, 256>>{});
-        }
-    }
-    switch (shape.columns) {
-        case 64: return launch(TileType<Tile<2, 64>>{});
-        case 128: return launch(TileType<Tile<2, 128>>{});
-        case 144: return launch(TileType<Tile<2, 144>>{});
-        case 168: return launch(TileType<Tile<2, 168>>{});
-        case 192: return launch(TileType<Tile<2, 192>>{});
-        case 224: return launch(TileType<Tile<2, 224>>{});
-        default: return launch(TileType<Tile<2, 256>>{});
-    }
+template <class Launch>
+cudaError_t with_tile(const char* step, tile_choice::Shape shape, Launch&& launch) {
+#define LADDER_LAUNCH_TILE(R, C) \
+    if (shape.rows == (R) && shape.columns == (C)) return launch(TileType<Tile<(R) / WGMMA_M, (C)>>{});
+    LADDER_EVERY_SHAPE_TILES(LADDER_LAUNCH_TILE)
+#undef LADDER_LAUNCH_TILE
+    return fail(cudaErrorInvalidValue, "%s: no %dx%d tile is compiled (the family: tile_family.h)", step,
+                shape.rows, shape.columns);
 }
 
 // An operand's tensor maps: `whole`, boxes of box_rows rows by BK, and `edge`, the map of

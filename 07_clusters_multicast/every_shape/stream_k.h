@@ -1,5 +1,5 @@
-// stream_k.h: how many clusters share the last wave's k-blocks (taught in step 07, README.md
-// section 5). One rule for step 07's make_schedule() and for the planner, which predicts
+// stream_k.h: how many clusters share the last wave's k-blocks (step 07's every-shape kernel;
+// the measurements in 07_clusters_multicast/NOTES.md, section 5). One rule for step 07's make_schedule() and for the planner, which predicts
 // the kernel as it launches. Plain C++ (host only).
 #pragma once
 

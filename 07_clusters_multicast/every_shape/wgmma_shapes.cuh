@@ -1,5 +1,5 @@
 // wgmma_shapes.cuh: the wgmma shapes and descriptor halves that only step 07's every-shape
-// kernel uses (gemm_every_shape.cu, through tiles.cuh), written out beside it: the same
+// kernel uses (every_shape.cu, through tiles.cuh), written out beside them: the same
 // instruction as step 05's wgmma.cuh with N = 224, 192, 168, 160, 144, 128, 96 and 64
 // (N/2 accumulators per thread), and the descriptor split in two halves for a main loop that
 // only moves the start address.
