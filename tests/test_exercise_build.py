@@ -29,6 +29,9 @@ cmake_text = open(os.path.join(root, "CMakeLists.txt"), encoding="utf-8").read()
 folders = {int(n): f for n, f in re.findall(r"^\s*ladder_add_step\((\d+)\s+(\S+)\s+\w+\)", cmake_text, re.M)}
 # The GPU tests' sources, which ladder_gpu_tests_step<N> compiles beside the step.
 GPU_TEST_SOURCES = {"tests/test_gpu.cpp", "tests/test_gpu_contract.cpp", "tests/gpu_test_main.cpp"}
+ctest = os.path.join(os.path.dirname(cmake), "ctest")
+if not os.path.exists(ctest):
+    ctest = "ctest"
 failures = []
 
 
@@ -116,7 +119,7 @@ for n, folder in sorted(folders.items()):
             continue
         check_sources(f"{where}: `--target {' '.join(targets)}`", sources, f"{folder}/exercise.cu", True)
         # The documented ctest line runs exercise<N>, whose programs are the targets built.
-        r = subprocess.run(["ctest", "--test-dir", build, "-N", "-L", f"exercise-{n}", "--show-only=json-v1"],
+        r = subprocess.run([ctest, "--test-dir", build, "-N", "-L", f"exercise-{n}", "--show-only=json-v1"],
                            capture_output=True, text=True)
         tests = json.loads(r.stdout).get("tests", []) if r.returncode == 0 else []
         if [t["name"] for t in tests] != [f"exercise{n}"]:
