@@ -27,8 +27,10 @@ if [ "$part" = build ]; then
   cmake --build build-class -j "$jobs" --target exercise-checks >"$OUT/build.log" 2>&1 || { echo "build FAILED"; grep -E "error" "$OUT/build.log" | head -20; exit 1; }
 elif [ "$part" = solutions ]; then
   echo "== the reference solutions: every exercise-N must pass"
-  ctest --test-dir build-class -L 'exercise-[1-7]' -j 4 --output-on-failure >"$OUT/solutions.log" 2>&1 || status=1
+  ctest --test-dir build-class -L 'exercise-[1-7]' -j 4 -V >"$OUT/solutions.log" 2>&1 || status=1
   grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|tests failed" "$OUT/solutions.log"
+  # How long each command of each check took, four checks sharing the GPU (run_exercise.sh).
+  grep -E "^[0-9]+: (exercise [1-7]: checking|  \(.* s of the [0-9]+ s it may take\))" "$OUT/solutions.log"
 elif [ "$part" = mutants ]; then
   echo "== the mutants: every one must be rejected with its hint"
   ctest --test-dir build-class -L exercise-mutants -j 6 --output-on-failure >"$OUT/mutants.log" 2>&1 || status=1
