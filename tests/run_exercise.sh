@@ -14,8 +14,8 @@
 # runs out is reported as such ("ran out of time after N s"), apart from the hang trap (a
 # barrier wait stopped after ~2 s, which prints LADDER_HANG_TRAP): the barrier hints appear
 # only when the trap fired or the numbers were wrong. Each command's time is printed after
-# it. With LADDER_GPU_LOCK=<file> every command first takes that
-# lock (flock), so that a class sharing one GPU runs its checks one at a time.
+# it. With LADDER_GPU_LOCK=<file> every command first takes that lock (flock), so that a
+# class sharing one GPU runs its checks one at a time.
 set -u
 step=$1
 source_file=$2
