@@ -102,9 +102,12 @@ def check_sources(where, sources, under_test, gpu_tests):
 
 for n, folder in sorted(folders.items()):
     doc = os.path.join(root, folder, "EXERCISES.md")
-    if not os.path.exists(doc):
+    if not os.path.exists(os.path.join(root, folder, "exercise.cu")):
         continue
     where = os.path.relpath(doc, root)
+    if not os.path.exists(doc):
+        fail(where, "missing: the step has an exercise.cu, and its check is documented there")
+        continue
     found = check_block(doc, n)
     if found is None:
         continue
