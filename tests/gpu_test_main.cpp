@@ -1,4 +1,5 @@
-// main() of ladder_gpu_tests: GoogleTest's, plus the exit status CTest reads from a batch.
+// main() of ladder_gpu_tests (and of an exercise build's ladder_gpu_tests_step<N>):
+// GoogleTest's, plus the exit status CTest reads from a batch.
 // tests/CMakeLists.txt runs the cases in a few processes (a --gtest_filter each), not one
 // process per case, so CTest can no longer see a skip case by case. This exits with
 //   77  (the batches' SKIP_RETURN_CODE) when every selected case skipped and none failed:
@@ -16,6 +17,13 @@
 namespace {
 
 constexpr int kExitSkip = 77;
+#ifdef LADDER_GPU_TESTS_STEP
+#define LADDER_STRING(x) #x
+#define LADDER_NAME(n) "ladder_gpu_tests_step" LADDER_STRING(n)
+constexpr const char* kExecutable = LADDER_NAME(LADDER_GPU_TESTS_STEP);
+#else
+constexpr const char* kExecutable = "ladder_gpu_tests";
+#endif
 
 // The message of each skipped case's GTEST_SKIP, with how many cases gave it.
 std::map<std::string, int> skip_reasons() {
@@ -49,7 +57,7 @@ int main(int argc, char** argv) {
     if (listing || rc != 0) return rc;
     const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
     if (unit.test_to_run_count() == 0) {
-        std::printf("FAIL: --gtest_filter selects no case of ladder_gpu_tests\n");
+        std::printf("FAIL: --gtest_filter selects no case of %s\n", kExecutable);
         return 1;
     }
     if (unit.successful_test_count() == 0 && unit.skipped_test_count() > 0) {

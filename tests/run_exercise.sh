@@ -4,22 +4,24 @@
 # then compute-sanitizer memcheck, racecheck and synccheck on small shapes (a solution
 # that gives the right numbers by luck of timing, or breaks a barrier rule, fails here);
 # each command under a time limit, and on failure a hint that says where to look.
-#   run_exercise.sh <step> <source file> <ladder_gpu_tests or -> <step executable>
+#   run_exercise.sh <step> <source file> <ladder_gpu_tests_step<step> or -> <step executable>
 # Exit 0 pass (printing "PASS: exercise <step>"), 1 fail, also when this machine has no GPU
 # for the step: an exercise that was not checked must not read as passed.
 # Before anything runs, the source file must differ from the step's reference solution only
 # inside its EXERCISE regions (exercises.py frame): the exercise build's delay points
 # (tests/exercise_delay.cuh) sit outside them and must stay.
-# LADDER_EXERCISE_TIMEOUT (seconds per command, default 60) bounds a command; a command that
-# runs out is reported as such, apart from the hang trap (a barrier wait stopped after ~2 s,
-# which prints LADDER_HANG_TRAP). With LADDER_GPU_LOCK=<file> every command first takes that
-# lock (flock), so that a class sharing one GPU runs its checks one at a time.
+# LADDER_EXERCISE_TIMEOUT (seconds per command, default 120) bounds a command; a command that
+# runs out is reported as such ("ran out of time after N s"), apart from the hang trap (a
+# barrier wait stopped after ~2 s, which prints LADDER_HANG_TRAP): the barrier hints appear
+# only when the trap fired or the numbers were wrong. Each command's time is printed after
+# it. With LADDER_GPU_LOCK=<file> every command first takes that lock (flock), so that a
+# class sharing one GPU runs its checks one at a time.
 set -u
 step=$1
 source_file=$2
 gpu_tests=$3
 step_exe=$4
-limit=${LADDER_EXERCISE_TIMEOUT:-60}
+limit=${LADDER_EXERCISE_TIMEOUT:-120}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 log=$(mktemp)
@@ -58,20 +60,24 @@ case "$step" in
   3) gtest_filter="${gtest_filter}-*_barrier_*:*_bulk1d_*" ;;
 esac
 
-timed_out=""   # the commands stopped by the time limit
+timed_out=""   # one line per command stopped by the time limit
 # Runs one command under the time limit (and the class lock), output to the terminal and
-# to $log. Returns the command's exit status; 124 when it ran out of time.
+# to $log, then says how long it took. Returns the command's exit status; 124 or 137 when
+# it ran out of time.
 run() {
   local cmd=("$@")
   if [ -n "${LADDER_GPU_LOCK:-}" ] && command -v flock >/dev/null; then
     cmd=(flock "$LADDER_GPU_LOCK" "${cmd[@]}")
   fi
   echo "+ $*"
+  local started=$SECONDS
   timeout --kill-after=10 "$limit" "${cmd[@]}" 2>&1 | tee -a "$log"
   local rc=${PIPESTATUS[0]}
   if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-    timed_out="${timed_out}
-  $(basename "$1") ${2:-}: stopped after ${limit} s"
+    timed_out="${timed_out}TIME LIMIT: $(basename "$1") ${2:-} ran out of time after ${limit} s and was stopped
+"
+  else
+    echo "  ($(basename "$1") ${2:-}: $((SECONDS - started)) s of the ${limit} s it may take)"
   fi
   return "$rc"
 }
@@ -136,8 +142,8 @@ if [ "$exe_rc" -eq 0 ] && [ "$tests_rc" -eq 0 ]; then
   if [ -z "$sanitizer_failed" ] && [ -n "$sanitizer_timed_out" ]; then
     # Not a pass and not a report: the tool was stopped before it could say either.
     echo "FAIL: exercise ${step} was NOT fully checked: compute-sanitizer${sanitizer_timed_out} ran"
-    echo "  past the ${limit} s a command may take (LADDER_EXERCISE_TIMEOUT) and was stopped before"
-    echo "  it could report. Under the sanitizer the kernels run many times slower: configure with"
+    echo "  out of time after ${limit} s (LADDER_EXERCISE_TIMEOUT) and was stopped before it could"
+    echo "  report. Under the sanitizer the kernels run many times slower: configure with"
     echo "  -DLADDER_EXERCISE_TIMEOUT=240 (or more) and run the check again."
     if grep -q "LADDER_HANG_TRAP" "$log"; then
       echo "  The hang trap fired under the tool (LADDER_HANG_TRAP above): a barrier wait never completed."
@@ -173,19 +179,25 @@ fi
 tests_said="exit ${tests_rc}"
 [ "$tests_rc" -eq -1 ] && tests_said="not run"
 echo "FAIL: exercise ${step} (step executable: exit ${exe_rc}, GPU tests: ${tests_said})"
-if [ -n "$timed_out" ]; then
-  echo "TIME LIMIT: these commands ran past the ${limit} s each may take (LADDER_EXERCISE_TIMEOUT)"
-  echo "  and were stopped:${timed_out}"
-fi
-if grep -q "LADDER_HANG_TRAP" "$log"; then
+printf "%s" "$timed_out"
+trap_fired=""
+grep -q "LADDER_HANG_TRAP" "$log" && trap_fired=yes
+if [ -n "$trap_fired" ]; then
   echo "hang trap fired: a wait on an mbarrier never completed (the exercise build stops a"
   echo "  wait after ~2 s; the LADDER_HANG_TRAP line above names the barrier and the block)."
   echo "  A phase that never completes: a parity that waits for a phase not yet started, an"
   echo "  arrival count larger than the arrivals that come, or more bytes announced than land."
 elif [ -n "$timed_out" ]; then
   echo "  No hang trap fired, so no barrier wait was stuck: the program ran slowly or looped"
-  echo "  (a loop that never ends, a kernel far slower than it should be). If the reference"
-  echo "  solution also runs out on this machine, raise -DLADDER_EXERCISE_TIMEOUT."
+  echo "  (a loop that never ends, a kernel far slower than it should be). The time limit is"
+  echo "  LADDER_EXERCISE_TIMEOUT: if the reference solution also runs out on this machine"
+  echo "  (a GPU shared with other work), configure with a larger -DLADDER_EXERCISE_TIMEOUT."
+  if ! grep -q "FAILED" "$log"; then
+    # Nothing was wrong before the limit: the step's hints (about wrong values and barriers)
+    # would point at mistakes nobody saw.
+    echo "Stuck? EXERCISES.md in the step's folder."
+    exit 1
+  fi
 fi
 if grep -qE "FAILED: [1-9][0-9]* non-finite|left unwritten" "$log"; then
   echo "NaN in C means some elements were never written: the kernel stopped early (a trap or"

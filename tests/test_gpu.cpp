@@ -2,6 +2,9 @@
 // set (cli::check_shapes) and on shapes that stress each step's pipeline; every element
 // written (C is poisoned with NaN first); the same inputs give the same bits twice; bad
 // input leaves C untouched. Without a suitable GPU every test here is skipped with the reason.
+// Built as ladder_gpu_tests_step<N> (an exercise build, LADDER_GPU_TESTS_STEP=N) with
+// test_gpu_contract.cpp, it links step N's objects alone: the same cases for that step,
+// without those that need another step's kernels or step 07's variants.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -189,6 +192,7 @@ INSTANTIATE_TEST_SUITE_P(Steps, GpuBadInput, ::testing::ValuesIn(built_steps()),
                              return std::string(ladder_step_name(info.param));
                          });
 
+#ifndef LADDER_GPU_TESTS_STEP
 // The libcu++ and cooperative-groups spellings (gemm_pipeline.cu, gemm_barrier.cu,
 // gemm_bulk1d.cu, gemm_cg.cu) change how tiles reach shared memory or how the cluster is
 // addressed, never the arithmetic or its order: the same inputs must give the same bits as
@@ -347,3 +351,4 @@ TEST(GpuStep07, EveryClusterSizeGivesIdenticalBits) {
         }
     }
 }
+#endif  // LADDER_GPU_TESTS_STEP

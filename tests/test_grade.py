@@ -156,8 +156,10 @@ class Grader(unittest.TestCase):
         self.assertEqual(grade.first_hint("FAIL: exercise 2: the numbers are right, but "
                                           "compute-sanitizer objects: racecheck\nracecheck: ...\n"),
                          "FAIL: exercise 2: the numbers are right, but compute-sanitizer objects: racecheck")
-        self.assertEqual(grade.first_hint("TIME LIMIT: these commands ran past\nhint (step 1)\n"),
-                         "TIME LIMIT: these commands ran past")
+        self.assertEqual(grade.first_hint("FAIL: exercise 4 (step executable: exit 124, GPU tests: not run)\n"
+                                          "TIME LIMIT: step-check --check ran out of time after 60 s and "
+                                          "was stopped\n  No hang trap fired\n"),
+                         "TIME LIMIT: step-check --check ran out of time after 60 s and was stopped")
         self.assertEqual(grade.first_hint("all fine\n"), "")
 
     def test_tree_without_git(self):

@@ -15,7 +15,8 @@ A submission is one exercise.cu per student: DIR/<student>/exercise.cu or DIR/<s
      processes (system, popen, exec*, fork, dlopen);
   3. build: the step's kernel file compiled alone, with the flags of the exercise build
      (delays and hang trap), linked into that student's own step executable; a second
-     build without delays and trap for timing;
+     build without delays and trap for timing (the grader's own build, configure_command,
+     holds that one step and nothing else of the ladder);
   4. check: tests/run_exercise.sh (the same check as `ctest -L exercise-N`, with the
      executable's shapes in place of the GoogleTest binary), every command under
      --timeout seconds, the whole check under 6 x --timeout + 60;
@@ -223,6 +224,16 @@ def tree_files(root, out):
     return [n for n in names if (pathlib.Path(root) / n).is_file()]
 
 
+def configure_command(tree, build, step):
+    """The CMake command of the grader's build: step `step` alone (LADDER_ONLY_STEPS), from
+    its reference solution, with the exercise build's delays and hang trap; no tests, no
+    tools (the check runs tests/run_exercise.sh with the executable's shapes)."""
+    return ["cmake", "-S", str(tree), "-B", str(build), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+            "-DLADDER_EXERCISES=ON", f"-DLADDER_EXERCISE_STEPS={step}", "-DLADDER_EXERCISE_SOLUTIONS=ON",
+            f"-DLADDER_ONLY_STEPS={step}", "-DLADDER_BUILD_TESTS=OFF", "-DLADDER_BUILD_TOOLS=OFF",
+            "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"]
+
+
 class Runner:
     """Builds a submission alone and runs the check and the bench. The CPU tests replace it
     with a fake (tests/test_grade.py)."""
@@ -259,11 +270,7 @@ class Runner:
         self.log(f"configuring the exercise build of step {self.step} in {self.build}")
         self.build.mkdir(parents=True)
         os.chmod(self.build, 0o700)
-        run = subprocess.run(["cmake", "-S", str(self.tree), "-B", str(self.build), "-G", "Ninja",
-                              "-DCMAKE_BUILD_TYPE=Release", "-DLADDER_EXERCISES=ON",
-                              f"-DLADDER_EXERCISE_STEPS={self.step}",
-                              "-DLADDER_EXERCISE_SOLUTIONS=ON",
-                              "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"],
+        run = subprocess.run(configure_command(self.tree, self.build, self.step),
                              capture_output=True, text=True)
         if run.returncode != 0:
             raise RuntimeError("cmake configure failed:\n" + run.stdout[-3000:] + run.stderr[-3000:])
@@ -371,7 +378,7 @@ class Runner:
             return r.returncode, r.stdout + r.stderr
         except subprocess.TimeoutExpired as e:
             text = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-            return 124, text + f"\nTIME LIMIT: the whole check ran past {6 * self.timeout + 60} s and was stopped\n"
+            return 124, text + f"\nTIME LIMIT: the whole check ran out of time after {6 * self.timeout + 60} s and was stopped\n"
 
     def bench(self, student, work):
         variant = (["--variant", VARIANT[self.step]] if self.step in VARIANT
@@ -383,7 +390,7 @@ class Runner:
                                timeout=4 * self.timeout, env=dict(os.environ, HOME=str(work)))
             return r.stdout + r.stderr
         except subprocess.TimeoutExpired:
-            return f"bench ran past {4 * self.timeout} s and was stopped\n"
+            return f"bench ran out of time after {4 * self.timeout} s and was stopped\n"
 
     def gpu_lock(self):
         return GpuLock(self.lock_path)
@@ -465,7 +472,7 @@ def grade(step, submissions, out, runner, bench=True, log=print):
         try:
             return item, runner.build_submission(r.student, src, work)
         except subprocess.TimeoutExpired:
-            return item, (False, "the build ran past 600 s and was stopped")
+            return item, (False, "the build ran out of time after 600 s and was stopped")
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, runner.jobs)) as pool:
         built = list(pool.map(build, prepared))

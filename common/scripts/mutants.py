@@ -20,8 +20,9 @@ exercise check must answer:
         One line per patch: <step> <folder> <name> <patch path>.
 
 The GPU ctest label exercise-mutants (configure with -DLADDER_EXERCISES=ON
--DLADDER_EXERCISE_MUTANTS=ON) builds each mutant and expects the exercise check to reject
-it with output matching its `expect` line (tests/run_mutant.sh).
+-DLADDER_EXERCISE_MUTANTS=ON, build the target exercise-checks) builds each mutant as its
+own step executable, from that one file (nothing of another step), and expects the exercise
+check to reject it with output matching its `expect` line (tests/run_mutant.sh).
 """
 import argparse
 import pathlib

@@ -153,7 +153,7 @@ if [ $exercises = 1 ]; then
       n=$(basename "$wrong" | sed -E 's/^0?([0-9]+)_.*/\1/')
       cmake -S . -B build-rej -G Ninja -DLADDER_EXERCISES=ON -DLADDER_EXERCISE_STEPS="$n" \
             -DLADDER_STEP${n}_SOURCE="$PWD/$wrong" -DLADDER_EXERCISE_TIMEOUT=120 >/dev/null &&
-        cmake --build build-rej --target step-$n ladder_gpu_tests >/dev/null || echo "build of $wrong FAILED"
+        cmake --build build-rej --target step-$n ladder_gpu_tests_step$n >/dev/null || echo "build of $wrong FAILED"
       log_file="$OUT/exercises_rejected_$(basename "$wrong" .cu).log"
       if (cd build-rej && ctest -L "exercise-$n" --timeout 400 --output-on-failure >"$log_file" 2>&1); then
         echo "NOT REJECTED (the check passed it): $wrong"
