@@ -310,8 +310,17 @@ GraphLaunches::GraphLaunches(const std::vector<std::function<cudaError_t(int, cu
                              int sets)
     : sets_(sets) {
     LADDER_CUDA(cudaStreamCreateWithFlags(&capture_, cudaStreamNonBlocking));
+    try {
+        capture_all(launches);
+    } catch (...) {
+        release();  // a constructor that throws runs no destructor
+        throw;
+    }
+}
+
+void GraphLaunches::capture_all(const std::vector<std::function<cudaError_t(int, cudaStream_t)>>& launches) {
     for (const auto& launch : launches)
-        for (int set = 0; set < sets; ++set) {
+        for (int set = 0; set < sets_; ++set) {
             if (cudaError_t err = launch(set, capture_); err != cudaSuccess)
                 throw Error(std::string("launch failed before capture: ") + cudaGetErrorString(err));
             LADDER_CUDA(cudaStreamSynchronize(capture_));
@@ -319,9 +328,11 @@ GraphLaunches::GraphLaunches(const std::vector<std::function<cudaError_t(int, cu
             LADDER_CUDA(cudaStreamBeginCapture(capture_, cudaStreamCaptureModeThreadLocal));
             const cudaError_t launched = launch(set, capture_);
             const cudaError_t ended = cudaStreamEndCapture(capture_, &graph);
-            if (launched != cudaSuccess || ended != cudaSuccess)
+            if (launched != cudaSuccess || ended != cudaSuccess) {
+                if (graph) cudaGraphDestroy(graph);
                 throw Error(std::string("a launch could not be captured into a CUDA graph: ") +
                             cudaGetErrorString(launched != cudaSuccess ? launched : ended));
+            }
             cudaGraphExec_t exec = nullptr;
             const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
             cudaGraphDestroy(graph);
@@ -330,10 +341,14 @@ GraphLaunches::GraphLaunches(const std::vector<std::function<cudaError_t(int, cu
         }
 }
 
-GraphLaunches::~GraphLaunches() {
+void GraphLaunches::release() {
     for (cudaGraphExec_t exec : execs_) cudaGraphExecDestroy(exec);
+    execs_.clear();
     if (capture_) cudaStreamDestroy(capture_);
+    capture_ = nullptr;
 }
+
+GraphLaunches::~GraphLaunches() { release(); }
 
 std::vector<std::function<cudaError_t(int)>> GraphLaunches::replays(cudaStream_t stream) const {
     std::vector<std::function<cudaError_t(int)>> out;

@@ -165,6 +165,8 @@ public:
     std::vector<std::function<cudaError_t(int set)>> replays(cudaStream_t stream = nullptr) const;
 
 private:
+    void capture_all(const std::vector<std::function<cudaError_t(int set, cudaStream_t)>>& launches);
+    void release();
     int sets_ = 0;
     cudaStream_t capture_ = nullptr;
     std::vector<cudaGraphExec_t> execs_;  // kind * sets + set

@@ -329,8 +329,9 @@ static_assert(ring_smem(kMostStages) <= 227 * 1024, "the deepest ring fits in on
 // lines (as no GEMM does); 8, eight SMs read each line at about the same time, as the CTAs of
 // one row of a GEMM's tile grid read the same A tile. The DRAM stream of section 9 reads a
 // matrix larger than the L2 as a GEMM's CTA reads an operand: `row_boxes` boxes across each
-// 256-row slab (a K loop), slab after slab, each CTA from its own stretch (`spacing`: the
-// matrix's boxes over the CTAs), so that no other CTA reads a box while it is in the L2.
+// 256-row slab (a K loop), slab after slab, each CTA round and round its own stretch
+// (`spacing` boxes from the previous CTA's, `stretch` long), so that no other CTA reads a box
+// while it is in the L2.
 constexpr int kBoxSpacing = 7;
 // Box `box` of the walk: its first column and first row (row_boxes boxes across a slab).
 __host__ __device__ __forceinline__ int box_column(int box, int row_boxes) { return box % row_boxes * kBoxCols; }
@@ -1434,8 +1435,9 @@ int main(int argc, char** argv) {
         // power_l2_w_per_tbps. Then the same stream from a 2 GiB matrix,
         // each CTA round and round its own stretch of it (spacing: its boxes over the SMs; a CTA
         // that walked on into the next stretch would trail that CTA and read its boxes from the
-        // L2: 12 TB/s on the H100), so every box comes from DRAM and passes the L2 once a round: what is left once the L2's share is also taken
-        // off, over the TB/s, is power_dram_w_per_tbps (HBM's clock and voltage are fixed).
+        // L2: 12 TB/s on the H100), so every box comes from DRAM and passes the L2 once a round:
+        // what is left once the L2's share is also taken off, over the TB/s, is
+        // power_dram_w_per_tbps (HBM's clock and voltage are fixed).
         // The DRAM stream reads its matrix as a GEMM's CTAs read an operand of K = 4096: boxes of
         // 256 rows x 128 bytes, 64 of them across each 8 KiB row (a K loop), slab after slab;
         // its rate is dram_tma_read_tbps, the DRAM rate of a GEMM's reads (rows 8 KiB apart
@@ -1498,8 +1500,8 @@ int main(int argc, char** argv) {
             int iters = static_cast<int>(
                 std::min(2e9, trial * kTargetMs / std::max(static_cast<double>(trial_ms), 1e-3)));
             st.s = sample_while(nvml, [&] { launch(iters); }, kSettleS);
-            // A trial that misjudged the rate (the first pass over a 2 GiB matrix pays for its
-            // pages) sizes a run too short to sample: size it again from the run itself.
+            // A run that ended before it could be sampled (its trial ran at another rate than
+            // the run kept) is sized again from the run itself.
             for (int retry = 0; retry < 3 && st.s.samples < 5; ++retry) {
                 iters = static_cast<int>(std::min(2e9, iters * kTargetMs / std::max(st.s.seconds * 1e3, 1.0)));
                 st.s = sample_while(nvml, [&] { launch(iters); }, kSettleS);
