@@ -328,8 +328,53 @@ TEST(TileChoice, AShortKNeverTakes128x224) {
         return std::to_string(e.shape.rows) + "x" + std::to_string(e.shape.columns);
     };
     EXPECT_EQ(tile(4608, 2304, 384), "128x128");  // 6 k-blocks: 128x224 filled 3 waves
-    EXPECT_EQ(tile(3638, 4760, 384), "128x192");
+    EXPECT_EQ(tile(3638, 4760, 384), "128x128");  // 128x192 before the ping-pong rule, never 128x224
     EXPECT_EQ(tile(1646, 2048, 2048), "128x224");  // 32 k-blocks: 128x224 keeps its place
+}
+
+// Ping-pong (tile_choice.h, pingpong_schedule): 128x128 tiles, at least 1.5 waves of them, no
+// stream-K, no split-K, no clusters; a short K over many tiles takes it in place of a wider tile.
+TEST(TileChoice, PingPongWhereItsEpiloguesHideAndNowhereElse) {
+    using ladder::tile_choice::choose;
+    struct Case {
+        long long m, n, k;
+        int columns;
+        bool pingpong;
+    };
+    for (const Case& c : {
+             Case{2304, 4608, 512, 128, true},   // the rules' 128x128, 4.9 waves
+             Case{3000, 5000, 448, 128, true},   // 7 k-blocks: in place of 128x192
+             Case{6144, 4096, 384, 128, true},   // 6 k-blocks: in place of 128x256
+             Case{4096, 4096, 512, 256, false},  // 8 k-blocks: 128x256 kept
+             Case{8192, 4096, 64, 256, false},   // one k-block: no main loop to hide under
+             Case{2304, 4096, 2048, 192, false}, // a long K: the rules' 128x192 kept
+             Case{1280, 1280, 1280, 128, false}, // 100 tiles: under 1.5 waves
+             Case{384, 768, 16384, 128, false},  // split-K
+         }) {
+        SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k));
+        for (int cluster : {1, 2, 4}) {
+            const auto e = choose(c.m, c.n, c.k, 132, cluster);
+            EXPECT_EQ(e.shape.rows, 128);
+            EXPECT_EQ(e.shape.columns, c.columns);
+            EXPECT_EQ(ladder::tile_choice::pingpong(e), c.pingpong);
+            if (c.pingpong) {
+                EXPECT_EQ(e.slots, 132);  // one CTA per unit: no clusters
+                EXPECT_EQ(e.units, e.tiles);
+                EXPECT_EQ(e.sharing_clusters, 0);
+                EXPECT_EQ(e.splits, 1);
+                EXPECT_NE(ladder::tile_choice::explain(c.m, c.n, c.k, 132, cluster).find("ping-pong"),
+                          std::string::npos);
+            }
+        }
+    }
+    // A forced 128x128 runs the same schedule; a forced wider tile is never replaced.
+    const auto forced = [](long long m, long long n, long long k, ladder::tile_choice::Shape s) {
+        return ladder::tile_choice::pingpong_schedule(ladder::tile_choice::estimate(m, n, k, 132, 2, s), m, n, k,
+                                                      132, true, false);
+    };
+    EXPECT_TRUE(ladder::tile_choice::pingpong(forced(4096, 4096, 4096, {128, 128})));
+    EXPECT_FALSE(ladder::tile_choice::pingpong(forced(3000, 5000, 448, {128, 192})));
+    EXPECT_EQ(forced(3000, 5000, 448, {128, 192}).shape.columns, 192);
 }
 
 TEST(PlannerModel, DramReadsBoundTheLoopsNotTheEpilogue) {
@@ -997,7 +1042,7 @@ TEST(TileChoice, NarrowerTilesInTheSameWaves) {
              Case{1024, 2384, 4096, 168, 0},  // one wave: 120 tiles against 104
              Case{2284, 2064, 3072, 192, 132},  // 128x192's shared wave, K under 4096: kept
              Case{3648, 3560, 4096, 192, 92},   // shared, five waves: kept
-             Case{5485, 1784, 512, 192, 0},     // eight k-blocks: kept
+             Case{5485, 1784, 512, 128, 0},     // eight k-blocks: 128x128 in ping-pong (pingpong_schedule)
              Case{2027, 2680, 4696, 192, 66},   // K % 64 != 0: 128x192 in clusters, kept
          }) {
         SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k));

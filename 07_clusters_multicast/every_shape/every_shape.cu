@@ -25,6 +25,10 @@
 //   * When to launch clusters: with six waves of tiles or fewer a cluster launch is slower
 //     than a plain one (tile_choice.h: launches_clusters); the cluster size is a template
 //     parameter (variants cluster1 and cluster4).
+//   * Ping-pong: with 128x128 tiles, and enough of them, the two consumers take turns, each
+//     on a whole tile of its own, so that one's epilogue runs under the other's main loop
+//     (step 06's gemm_pingpong.cu has the idea; tile_choice.h: pingpong). A short K over
+//     many tiles runs 128x128 in ping-pong rather than a wider tile.
 // The kernel takes its arguments in one Params struct (below).
 //
 // Build and run (from the repository root):
@@ -75,6 +79,10 @@ static_assert(BK % WGMMA_K == 0, "a k-block is whole wgmma k-steps");
 // 2, 128 threads) to order its shared-memory writes against the TMA store that reads them,
 // without stopping the other warpgroups.
 constexpr int EPILOGUE_BARRIER_ID = 1;  // + consumer index
+// Ping-pong's order barriers (ids 3 and 4, both consumers' 256 threads): consumer c waits at
+// ORDER_BARRIER_ID + c for its turn at the tensor cores, and the other consumer arrives there
+// when its main loop is issued.
+constexpr int ORDER_BARRIER_ID = EPILOGUE_BARRIER_ID + MAX_CONSUMERS;
 
 // The kernel's arguments. The tensor maps must live in parameter (or constant or global)
 // memory for TMA to read them: the struct is passed as one `const __grid_constant__`
@@ -130,6 +138,13 @@ __device__ __forceinline__ int2 cta_origin(int tile, int M, int N, uint32_t rank
     return tile_origin<CLUSTER, T>(tile, grid.x, grid.y, rank);
 }
 
+// PTX ISA "bar.arrive" (barrier.cta): counts this thread on a named barrier and moves on
+// (SASS: BAR.ARV); the threads that bar.sync on it wait for the count. Ping-pong's order
+// barriers (step 06's gemm_pingpong.cu has the same).
+__device__ __forceinline__ void named_barrier_arrive(int id, int count) {
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
 // -------------------------------------------------------------------------------------
 // Kernel
 // -------------------------------------------------------------------------------------
@@ -146,8 +161,15 @@ __device__ __forceinline__ int2 cta_origin(int tile, int M, int N, uint32_t rank
 //                 the first STAGES fills go out without waiting.
 // Stage and phase run on across tiles: fill f is the f-th k-block this CTA loads, over
 // all its tiles, and producer and consumers walk the same tile sequence.
-// A kernel per tile T and cluster size; every argument is in p (Params above).
-template <int CLUSTER, class T>
+// A kernel per tile T, cluster size and schedule; every argument is in p (Params above).
+//   PINGPONG false (cooperative): both consumers work on every tile, on 64 rows each, and
+//     read every stage.
+//   PINGPONG true: the consumers take turns. Consumer c computes all BM rows of every other
+//     tile of the CTA's sequence (units c, c + 2, ...), so each stage has one reader, and
+//     one consumer's epilogue runs while the other's main loop has the tensor cores. The
+//     order barriers keep the main loops in turn: were they to run together, both tiles
+//     would end together and both epilogues would leave the tensor cores idle again.
+template <int CLUSTER, class T, bool PINGPONG>
 __global__ void __launch_bounds__(T::THREADS, 1) gemm_kernel(const __grid_constant__ Params p) {
     // ---- setup: which tile of C, which warpgroup, shared storage and its barriers -----
     constexpr int STAGES = T::STAGES, CONSUMER_WARPGROUPS = T::CONSUMER_WARPGROUPS;
@@ -155,8 +177,12 @@ __global__ void __launch_bounds__(T::THREADS, 1) gemm_kernel(const __grid_consta
     constexpr uint32_t A_TILE_BYTES = T::A_TILE_BYTES, B_TILE_BYTES = T::B_TILE_BYTES;
     constexpr int B_SLICE = ladder::B_SLICE_ROWS<CLUSTER, T>;
     static_assert(B_SLICE % 8 == 0, "whole swizzle atoms per slice (slice_cluster)");
-    // Every CTA of the cluster writes a slice of B into every stage.
-    constexpr uint32_t EMPTY_ARRIVALS = CONSUMER_WARPGROUPS * CLUSTER;
+    static_assert(!PINGPONG || T::PINGPONG_CAPABLE, "ping-pong holds BM x BN accumulators per consumer");
+    // Every CTA of the cluster writes a slice of B into every stage, and every consumer that
+    // reads the stage (one with ping-pong) hands it back to all of them.
+    constexpr uint32_t EMPTY_ARRIVALS = (PINGPONG ? 1 : CONSUMER_WARPGROUPS) * CLUSTER;
+    // 64-row blocks of C a consumer accumulates per tile: its own, or all of them in turn.
+    constexpr int BLOCKS = PINGPONG ? CONSUMER_WARPGROUPS : 1;
     using SharedStorage = typename T::SharedStorage;
 
     extern __shared__ uint8_t smem_raw[];
@@ -261,18 +287,20 @@ __global__ void __launch_bounds__(T::THREADS, 1) gemm_kernel(const __grid_consta
         const int lane = thread_in_wg % 32;
 
         // ---- main loop: wgmma on full stages, hand each back as soon as it is read ------
-        // Both consumers read every fill, from fill 0 on (the timeline numbers k-blocks by
-        // fill); this consumer's 64 rows are the top or bottom half of each stage's A box.
+        // Cooperative: both consumers read every fill, from fill 0 on (the timeline numbers
+        // k-blocks by fill); this consumer's 64 rows are the top or bottom half of each
+        // stage's A box. Ping-pong: a consumer reads the fills of its own tiles and steps
+        // over the other's, and multiplies all of the A box, 64 rows per wgmma.
         int stage = 0;
         uint32_t phase = 0;
-        float acc[ACC_REGS];
+        float acc[BLOCKS][ACC_REGS];
         // The descriptors of stage 0 for this consumer's rows of A and for B. Stage s, k16
         // step k is the same descriptor with its start address field (bits 0-13, address / 16)
         // advanced by s*stage_bytes/16 + k*32/16: one add, instead of rebuilding the
         // descriptor for every wgmma. Shared addresses stay below 2^18, so the 14-bit field
         // cannot carry into the next one.
-        uint32_t a_desc0 = smem_descriptor_lo(
-            static_cast<uint32_t>(__cvta_generic_to_shared(s.a[0])) + consumer * WGMMA_M * ROW_BYTES);
+        uint32_t a_desc0 = smem_descriptor_lo(static_cast<uint32_t>(__cvta_generic_to_shared(s.a[0])) +
+                                              (PINGPONG ? 0 : consumer) * WGMMA_M * ROW_BYTES);
         uint32_t b_desc0 = smem_descriptor_lo(static_cast<uint32_t>(__cvta_generic_to_shared(s.b[0])));
         uint64_t* full_barrier = s.full_barrier;
         uint64_t* empty_barrier = s.empty_barrier;
@@ -284,8 +312,18 @@ __global__ void __launch_bounds__(T::THREADS, 1) gemm_kernel(const __grid_consta
         int fill = 0;  // k-blocks consumed so far, over all units (the timeline's numbering)
         WorkCursor work(p.sched, cluster_id);
         WorkUnit unit;
+        [[maybe_unused]] int ordinal = 0;  // ping-pong: units of the CTA's sequence so far
 
         while (work.next_unit(p.sched, unit)) {
+            if constexpr (PINGPONG) {
+                if (ordinal++ % 2 != consumer) {  // the other consumer's tile: step over its fills
+                    for (int kb = unit.kb_begin; kb < unit.kb_end; ++kb, ++fill) advance<STAGES>(stage, phase);
+                    continue;
+                }
+                // This consumer's turn at the tensor cores comes when the other has issued
+                // the main loop of the tile before (the CTA's first tile waits for nothing).
+                if (ordinal > 1) named_barrier_sync(ORDER_BARRIER_ID + consumer, 2 * WARPGROUP_THREADS);
+            }
             const int2 origin = cta_origin<CLUSTER, T>(unit.tile, p.M, p.N, rank);
             const int m0 = origin.x, n0 = origin.y;
             int previous_stage = -1;
@@ -301,14 +339,19 @@ __global__ void __launch_bounds__(T::THREADS, 1) gemm_kernel(const __grid_consta
                 for (int ks = 0; ks < K_STEPS; ++ks) {
                     const uint32_t k_step = ks * WGMMA_K * sizeof(__nv_bfloat16) >> 4;  // 32 B
                     const uint32_t accumulate = (kb > unit.kb_begin || ks > 0) ? 1u : 0u;
-                    wgmma_tile<BN>(acc, smem_descriptor_with_lo(a_desc + k_step),
-                                   smem_descriptor_with_lo(b_desc + k_step), accumulate);
+#pragma unroll
+                    for (int block = 0; block < BLOCKS; ++block) {
+                        const uint32_t rows = block * (WGMMA_M * ROW_BYTES >> 4);  // 64 rows down A
+                        wgmma_tile<BN>(acc[block], smem_descriptor_with_lo(a_desc + rows + k_step),
+                                       smem_descriptor_with_lo(b_desc + k_step), accumulate);
+                    }
                 }
                 wgmma_commit_group();
                 // Keep this k-block's wgmma running and wait only for the previous one:
                 // once it is done, its stage can be refilled, by every CTA of the cluster.
                 wgmma_wait_group<1>();
-                fence_accumulators(acc);
+#pragma unroll
+                for (int block = 0; block < BLOCKS; ++block) fence_accumulators(acc[block]);
                 LADDER_TIMELINE_CONSUMER(thread_in_wg == 0 && kb > unit.kb_begin, consumer, MmaEnd,
                                          fill - 1);
                 if (previous_stage >= 0)
@@ -318,8 +361,17 @@ __global__ void __launch_bounds__(T::THREADS, 1) gemm_kernel(const __grid_consta
                 previous_stage = stage;
                 advance<STAGES>(stage, phase);
             }
+            if constexpr (PINGPONG) {
+                // Every wgmma of this tile is issued: the other consumer's turn, if the CTA
+                // has a tile after this one (an arrival nobody waits for would be left over).
+                WorkCursor ahead = work;
+                WorkUnit next;
+                if (ahead.next_unit(p.sched, next))
+                    named_barrier_arrive(ORDER_BARRIER_ID + (1 - consumer), 2 * WARPGROUP_THREADS);
+            }
             wgmma_wait_group<0>();
-            fence_accumulators(acc);
+#pragma unroll
+            for (int block = 0; block < BLOCKS; ++block) fence_accumulators(acc[block]);
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, MmaEnd, fill - 1);
             release_stage<CLUSTER>(&empty_barrier[previous_stage], thread_in_wg);
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, Release, fill - 1);
@@ -328,84 +380,94 @@ __global__ void __launch_bounds__(T::THREADS, 1) gemm_kernel(const __grid_consta
 
             // ---- epilogue: accumulators -> bf16 -> swizzled smem -> TMA store ----------
             // (wgmma's D layout as in step 06: layout::wgmma_acc_row/col.)
-            const int row0 = m0 + consumer * WGMMA_M;  // first row of this consumer's piece
-            if (row0 >= p.M) continue;  // the whole piece is below C (uniform per warpgroup)
-            // Split-K (schedule.cuh): the slice's fp32 sums go to a slot of their own, and
-            // reduce_splits adds the slices and stores C.
-            if (p.sched.splits > 1) {
-                store_slice<T, WARPGROUP_THREADS>(
-                    slice_slot<T>(p.partials, unit.split, p.sched.tiles * CLUSTER,
-                                  unit.tile * CLUSTER + static_cast<int>(rank), consumer),
-                    thread_in_wg, acc);
-                continue;
+            if constexpr (!PINGPONG) {
+                const int row0 = m0 + consumer * WGMMA_M;  // first row of this consumer's piece
+                if (row0 >= p.M) continue;  // the whole piece is below C (uniform per warpgroup)
+                // Split-K (schedule.cuh): the slice's fp32 sums go to a slot of their own, and
+                // reduce_splits adds the slices and stores C.
+                if (p.sched.splits > 1) {
+                    store_slice<T, WARPGROUP_THREADS>(
+                        slice_slot<T>(p.partials, unit.split, p.sched.tiles * CLUSTER,
+                                      unit.tile * CLUSTER + static_cast<int>(rank), consumer),
+                        thread_in_wg, acc[0]);
+                    continue;
+                }
+                // Stream-K (schedule.cuh): a unit that does not start its tile hands its partial
+                // sums to the tile's owner and is done; the owner adds them before it stores.
+                if (!fix_up<T, CLUSTER, WARPGROUP_THREADS>(p.sched, unit, p.partials, p.flags, cluster_id,
+                                                           rank, consumer, EPILOGUE_BARRIER_ID + consumer,
+                                                           thread_in_wg, acc[0]))
+                    continue;
             }
-            // Stream-K (schedule.cuh): a unit that does not start its tile hands its partial
-            // sums to the tile's owner and is done; the owner adds them before it stores.
-            if (!fix_up<T, CLUSTER, WARPGROUP_THREADS>(p.sched, unit, p.partials, p.flags, cluster_id, rank,
-                                                       consumer, EPILOGUE_BARRIER_ID + consumer,
-                                                       thread_in_wg, acc))
-                continue;
             // Timeline: each tile's epilogue keeps its own slot, under the tile's first fill.
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueStart, first_fill);
-            if (p.c_store == kStoreTma) {
-                const void* c_tile = s.c[consumer];  // for the TMA store
-                const uint32_t c_smem = static_cast<uint32_t>(__cvta_generic_to_shared(c_tile));
-                constexpr int EPI_COLUMNS = T::EPI_COLUMNS;
-                constexpr int PART_REGS = EPI_COLUMNS / 2;  // accumulators per round: 4 per n8 block
+            // Ping-pong stores the tile's 64-row blocks one after the other through the
+            // consumer's one C buffer (never split-K or stream-K: launch_tile).
 #pragma unroll
-                for (int part = 0; part < T::TMA_COLUMNS / EPI_COLUMNS; ++part) {
-                    // The buffer is free once the previous store has finished reading it.
-                    // CCCL: cuda::ptx::cp_async_bulk_wait_group_read(n32_t<0>)
-                    // PTX:  cp.async.bulk.wait_group.read 0;
-                    if (thread_in_wg == 0)
-                        cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
-                    named_barrier_sync(EPILOGUE_BARRIER_ID + consumer, WARPGROUP_THREADS);
-                    // Columns [EPI_COLUMNS*part, +EPI_COLUMNS) of the piece = two 64x64 boxes
-                    // (one for the 128x192 tile's 64-column rounds), each stored
-                    // 128B-swizzled like the TMA loads: 16-byte chunk c of row r sits at
-                    // chunk c ^ (r % 8). A warp's 32 four-byte stores for one j cover 8
-                    // rows x one chunk, which the XOR spreads over all 32 banks.
-#pragma unroll
-                    for (int j = part * PART_REGS; j < (part + 1) * PART_REGS; j += 2) {
-                        const int row = layout::wgmma_acc_row(warp, lane, j);
-                        const int n8 = (j / 4) % (EPI_COLUMNS / 8);  // n8 block inside this part
-                        const int box = n8 / (C_BOX / 8);      // which 64x64 box
-                        const int chunk = n8 % (C_BOX / 8);    // 16-byte chunk in the box row
-                        const uint32_t offset =
-                            box * C_BOX * C_BOX * 2 + layout::swizzled_offset(row, chunk) + 4 * (lane % 4);
-                        store_shared_bf16x2(c_smem + offset, acc[j], acc[j + 1]);
-                    }
-                    // Ordinary stores, read next by the async proxy (TMA): fence, then make
-                    // sure all 128 threads' stores are in before one thread issues the copy.
-                    // CCCL: cuda::ptx::fence_proxy_async(space_shared)
-                    // PTX:  fence.proxy.async.shared::cta;
-                    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
-                    named_barrier_sync(EPILOGUE_BARRIER_ID + consumer, WARPGROUP_THREADS);
-                    if (thread_in_wg == 0) {
-#pragma unroll
-                        for (int box = 0; box < EPI_COLUMNS / C_BOX; ++box) {
-                            const int col0 = n0 + part * EPI_COLUMNS + box * C_BOX;
-                            if (col0 < p.N)
-                                tma_store_2d(&p.c_map, col0, row0,
-                                             static_cast<const uint8_t*>(c_tile) + box * C_BOX * C_BOX * 2);
+            for (int block = 0; block < BLOCKS; ++block) {
+                const int row0 = m0 + (PINGPONG ? block : consumer) * WGMMA_M;  // the block's first row
+                if (row0 >= p.M) break;  // this block and those below it lie below C
+                const float(&piece)[ACC_REGS] = acc[block];
+                if (p.c_store == kStoreTma) {
+                    const void* c_tile = s.c[consumer];  // for the TMA store
+                    const uint32_t c_smem = static_cast<uint32_t>(__cvta_generic_to_shared(c_tile));
+                    constexpr int EPI_COLUMNS = T::EPI_COLUMNS;
+                    constexpr int PART_REGS = EPI_COLUMNS / 2;  // accumulators per round: 4 per n8 block
+    #pragma unroll
+                    for (int part = 0; part < T::TMA_COLUMNS / EPI_COLUMNS; ++part) {
+                        // The buffer is free once the previous store has finished reading it.
+                        // CCCL: cuda::ptx::cp_async_bulk_wait_group_read(n32_t<0>)
+                        // PTX:  cp.async.bulk.wait_group.read 0;
+                        if (thread_in_wg == 0)
+                            cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
+                        named_barrier_sync(EPILOGUE_BARRIER_ID + consumer, WARPGROUP_THREADS);
+                        // Columns [EPI_COLUMNS*part, +EPI_COLUMNS) of the piece = two 64x64 boxes
+                        // (one for the 128x192 tile's 64-column rounds), each stored
+                        // 128B-swizzled like the TMA loads: 16-byte chunk c of row r sits at
+                        // chunk c ^ (r % 8). A warp's 32 four-byte stores for one j cover 8
+                        // rows x one chunk, which the XOR spreads over all 32 banks.
+    #pragma unroll
+                        for (int j = part * PART_REGS; j < (part + 1) * PART_REGS; j += 2) {
+                            const int row = layout::wgmma_acc_row(warp, lane, j);
+                            const int n8 = (j / 4) % (EPI_COLUMNS / 8);  // n8 block inside this part
+                            const int box = n8 / (C_BOX / 8);      // which 64x64 box
+                            const int chunk = n8 % (C_BOX / 8);    // 16-byte chunk in the box row
+                            const uint32_t offset =
+                                box * C_BOX * C_BOX * 2 + layout::swizzled_offset(row, chunk) + 4 * (lane % 4);
+                            store_shared_bf16x2(c_smem + offset, piece[j], piece[j + 1]);
                         }
-                        // PTX: cp.async.bulk.commit_group;
-                        cuda::ptx::cp_async_bulk_commit_group();
+                        // Ordinary stores, read next by the async proxy (TMA): fence, then make
+                        // sure all 128 threads' stores are in before one thread issues the copy.
+                        // CCCL: cuda::ptx::fence_proxy_async(space_shared)
+                        // PTX:  fence.proxy.async.shared::cta;
+                        cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+                        named_barrier_sync(EPILOGUE_BARRIER_ID + consumer, WARPGROUP_THREADS);
+                        if (thread_in_wg == 0) {
+    #pragma unroll
+                            for (int box = 0; box < EPI_COLUMNS / C_BOX; ++box) {
+                                const int col0 = n0 + part * EPI_COLUMNS + box * C_BOX;
+                                if (col0 < p.N)
+                                    tma_store_2d(&p.c_map, col0, row0,
+                                                 static_cast<const uint8_t*>(c_tile) + box * C_BOX * C_BOX * 2);
+                            }
+                            // PTX: cp.async.bulk.commit_group;
+                            cuda::ptx::cp_async_bulk_commit_group();
+                        }
                     }
+                    // The columns past the last whole 64-column box, stored directly (tiles.cuh).
+                    store_tile_direct<T::TMA_COLUMNS / 2>(p.C + static_cast<size_t>(row0) * p.N + n0, p.N,
+                                                          p.M - row0, p.N - n0, warp, lane, piece);
+                } else {
+                    // No C tensor map (N % 8 != 0, or C^T computed): direct stores (tiles.cuh).
+                    const int rows_left = p.M - row0;
+                    const int cols_left = p.N - n0;
+                    if (p.c_store == kStoreTransposed)
+                        store_tile_transposed(p.C + static_cast<size_t>(n0) * p.M + row0, p.M, rows_left,
+                                              cols_left, warp, lane, piece);
+                    else
+                        store_tile_direct<0>(p.C + static_cast<size_t>(row0) * p.N + n0, p.N, rows_left,
+                                             cols_left, warp, lane, piece);
                 }
-                // The columns past the last whole 64-column box, stored directly (tiles.cuh).
-                store_tile_direct<T::TMA_COLUMNS / 2>(p.C + static_cast<size_t>(row0) * p.N + n0, p.N,
-                                                      p.M - row0, p.N - n0, warp, lane, acc);
-            } else {
-                // No C tensor map (N % 8 != 0, or C^T computed): direct stores (tiles.cuh).
-                const int rows_left = p.M - row0;
-                const int cols_left = p.N - n0;
-                if (p.c_store == kStoreTransposed)
-                    store_tile_transposed(p.C + static_cast<size_t>(n0) * p.M + row0, p.M, rows_left,
-                                          cols_left, warp, lane, acc);
-                else
-                    store_tile_direct<0>(p.C + static_cast<size_t>(row0) * p.N + n0, p.N, rows_left,
-                                         cols_left, warp, lane, acc);
             }
             LADDER_TIMELINE_CONSUMER(thread_in_wg == 0, consumer, EpilogueEnd, first_fill);
         }
@@ -428,8 +490,10 @@ __global__ void __launch_bounds__(T::THREADS, 1) gemm_kernel(const __grid_consta
 // add every groups-th slice, in slice order, and the group sums are then added in group order
 // through shared memory. The order is fixed, so the bits do not change from run to run. The
 // blocks (pieces x ACC_REGS / 4 x 128 / REDUCE_LANES) spread the slices' reads over the SMs.
-// A thread reads only float4s that hold an element of C: a piece below C was never stored
-// (the GEMM's consumer skips it), and the columns past N are not needed.
+// Every thread loads its float4 of every slice before it asks where the float4 lies in C:
+// the loads go out at once, and the check waits for the sums (asked first, it cost 0.4-1.2 us
+// per call, NOTES.md "Launch rules"). A piece below C was never stored by the GEMM (its
+// consumer skips it): its slots hold whatever the workspace held, which is added and dropped.
 constexpr int REDUCE_LANES = 32;
 template <int CLUSTER, class T>
 __global__ void __launch_bounds__(1024)
@@ -446,32 +510,28 @@ reduce_splits(const float* __restrict__ partials, __nv_bfloat16* __restrict__ C,
     const int cta_tile = piece / T::CONSUMER_WARPGROUPS;
     const int cta_tiles = tiles * CLUSTER;
     const int position = chunk * REDUCE_LANES + lane_in_chunk;  // float4 q * 128 + t of the slot
+    // The GEMM grid's partials are complete and visible only after this wait (the GEMM
+    // kernel let this grid start early). PTX ISA: griddepcontrol.
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 4
+    for (int split = group; split < splits; split += groups) {
+        const float4 v = __ldcg(&slice_slot<T>(const_cast<float*>(partials), split, cta_tiles, cta_tile,
+                                               consumer)[position]);
+        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+    }
+    if (group > 0) group_sums[(group - 1) * REDUCE_LANES + lane_in_chunk] = sum;
+    __syncthreads();
+    if (group > 0) return;
+    for (int g = 1; g < groups; ++g) {
+        const float4 v = group_sums[(g - 1) * REDUCE_LANES + lane_in_chunk];
+        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+    }
     // float4 q of thread t holds wgmma's D elements (r, c), (r, c + 1), (r + 8, c), (r + 8, c + 1).
     const int q = position / WARPGROUP_THREADS, t = position % WARPGROUP_THREADS;
     const int2 origin = cta_origin<CLUSTER, T>(cta_tile / CLUSTER, M, N, static_cast<uint32_t>(cta_tile % CLUSTER));
     const int row = origin.x + consumer * WGMMA_M + layout::wgmma_acc_row(t / 32, t % 32, 4 * q);
     const int col = origin.y + layout::wgmma_acc_col(t % 32, 4 * q);
-    const bool in_c = row < M && col < N;  // (r, c) is C's, else none of the four is
-    // The GEMM grid's partials are complete and visible only after this wait (the GEMM
-    // kernel let this grid start early). PTX ISA: griddepcontrol.
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-
-    float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (in_c) {
-#pragma unroll 4
-        for (int split = group; split < splits; split += groups) {
-            const float4 v = __ldcg(&slice_slot<T>(const_cast<float*>(partials), split, cta_tiles, cta_tile,
-                                                   consumer)[position]);
-            sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
-        }
-    }
-    if (group > 0) group_sums[(group - 1) * REDUCE_LANES + lane_in_chunk] = sum;
-    __syncthreads();
-    if (group > 0 || !in_c) return;
-    for (int g = 1; g < groups; ++g) {
-        const float4 v = group_sums[(g - 1) * REDUCE_LANES + lane_in_chunk];
-        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
-    }
     const float values[4] = {sum.x, sum.y, sum.z, sum.w};
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
@@ -513,9 +573,10 @@ cudaError_t launch_reduce(const char* step, const Params& p, cudaStream_t stream
 // -------------------------------------------------------------------------------------
 constexpr const char* kStep = "07_clusters_multicast";
 
-// One tile and cluster size. With `transposed` the caller has swapped A with B and M
-// with N: the kernel computes C^T = B A^T and stores it transposed into C.
-template <int CLUSTER, class T>
+// One tile, cluster size and schedule. With `transposed` the caller has swapped A with B and
+// M with N: the kernel computes C^T = B A^T and stores it transposed into C. Ping-pong
+// shares no tile between CTAs: no stream-K, no split-K.
+template <int CLUSTER, class T, bool PINGPONG>
 cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
                         int N, int K, cudaStream_t stream, bool share_last_wave, bool transposed) {
     constexpr int BM = T::BM, BN = T::BN, THREADS = T::THREADS;
@@ -533,10 +594,10 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     // More than 48 KB of dynamic shared memory must be asked for (common/library/step_api.h).
     // Both kernels may be launched: gemm_kernel<1, T> is the one without a cluster launch.
     if (cudaError_t err =
-            allow_dynamic_smem(kStep, gemm_kernel<CLUSTER, T>, static_cast<int>(SMEM_BYTES));
+            allow_dynamic_smem(kStep, gemm_kernel<CLUSTER, T, PINGPONG>, static_cast<int>(SMEM_BYTES));
         err != cudaSuccess)
         return err;
-    if (cudaError_t err = allow_dynamic_smem(kStep, gemm_kernel<1, T>, static_cast<int>(SMEM_BYTES));
+    if (cudaError_t err = allow_dynamic_smem(kStep, gemm_kernel<1, T, PINGPONG>, static_cast<int>(SMEM_BYTES));
         err != cudaSuccess)
         return err;
 
@@ -555,16 +616,17 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     // Never more than there are tiles.
     Resident resident{};
     if (cudaError_t err =
-            resident_grid<gemm_kernel<1, T>, gemm_kernel<CLUSTER, T>>(kStep, config, &resident);
+            resident_grid<gemm_kernel<1, T, PINGPONG>, gemm_kernel<CLUSTER, T, PINGPONG>>(kStep, config, &resident);
         err != cudaSuccess)
         return err;
 
     // Clusters when there are many waves of tiles (tile_choice::launches_clusters, NOTES.md
     // section 4): a cluster launch places the CTAs of a cluster together in one GPC, and a
     // grid smaller than the GPU then runs slower than with a plain launch. Other problems,
-    // and cluster size 1, run gemm_kernel<1, T> with a plain <<<>>> launch.
+    // ping-pong (tile_choice::pingpong) and cluster size 1 run gemm_kernel<1, T, PINGPONG>
+    // with a plain <<<>>> launch.
     const bool clustered =
-        tile_choice::launches_clusters(cta_tiles, resident.ctas, plain_grid.x, K, CLUSTER);
+        !PINGPONG && tile_choice::launches_clusters(cta_tiles, resident.ctas, plain_grid.x, K, CLUSTER);
 
     Params p{};
     p.C = C;
@@ -605,8 +667,9 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     double dram = 0;
     if (cudaError_t err = dram_gbps(kStep, &dram); err != cudaSuccess) return err;
     const int k_blocks = layout::ceil_div(K, BK);
-    const int splits = share_last_wave ? stream_k::split_count(units, slots, k_blocks) : 1;
-    p.sched = make_schedule(units, k_blocks, slots, share_last_wave, one_tile_row, exceeds_l2,
+    const bool share = share_last_wave && !PINGPONG;
+    const int splits = share ? stream_k::split_count(units, slots, k_blocks) : 1;
+    p.sched = make_schedule(units, k_blocks, slots, share, one_tile_row, exceeds_l2,
                             stream_k::narrow_wave(cta_tiles, resident.ctas, k_blocks, BM),
                             stream_k::feed_bound_wave(plain_grid.x, plain_grid.y, dram), splits);
     // Where the CTAs that share a tile leave their partials, and the flags (schedule.cuh).
@@ -620,12 +683,12 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     p.flags = flags;
 
     if (!clustered) {
-        gemm_kernel<1, T><<<static_cast<unsigned>(p.sched.clusters), THREADS, SMEM_BYTES, stream>>>(p);
+        gemm_kernel<1, T, PINGPONG><<<static_cast<unsigned>(p.sched.clusters), THREADS, SMEM_BYTES, stream>>>(p);
         if (cudaError_t err = check_launch(kStep); err != cudaSuccess || p.sched.splits == 1) return err;
         return launch_reduce<1, T>(kStep, p, stream);
     }
     config.gridDim = dim3(static_cast<unsigned>(p.sched.clusters * CLUSTER));
-    if (cudaError_t err = cudaLaunchKernelEx(&config, gemm_kernel<CLUSTER, T>, p); err != cudaSuccess)
+    if (cudaError_t err = cudaLaunchKernelEx(&config, gemm_kernel<CLUSTER, T, PINGPONG>, p); err != cudaSuccess)
         return fail(err, "%s: cudaLaunchKernelEx (cluster size %d): %s", kStep, CLUSTER,
                     cudaGetErrorString(err));
     if (cudaError_t err = check_launch(kStep); err != cudaSuccess || p.sched.splits == 1) return err;
@@ -652,10 +715,21 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
         std::swap(A, B);
         std::swap(M, N);
     }
-    return with_tile(kStep, forced.rows ? forced : plan.shape, [&](auto tile) {
+    // The schedule of the tile that runs (a forced one's own: its waves differ).
+    const tile_choice::Estimate run =
+        forced.rows ? tile_choice::pingpong_schedule(tile_choice::estimate(M, N, K, sms, CLUSTER, forced,
+                                                                           share_last_wave),
+                                                     M, N, K, sms, share_last_wave, false)
+                    : plan;
+    const bool pingpong = tile_choice::pingpong(run);
+    return with_tile(kStep, run.shape, [&](auto tile) {
         using T = typename decltype(tile)::type;
-        return launch_tile<slice_cluster<T>(CLUSTER), T>(A, B, C, M, N, K, stream, share_last_wave,
-                                                         plan.transposed);
+        constexpr int RUNS = slice_cluster<T>(CLUSTER);
+        if constexpr (T::PINGPONG_CAPABLE) {
+            if (pingpong)
+                return launch_tile<RUNS, T, true>(A, B, C, M, N, K, stream, share_last_wave, plan.transposed);
+        }
+        return launch_tile<RUNS, T, false>(A, B, C, M, N, K, stream, share_last_wave, plan.transposed);
     });
 }
 

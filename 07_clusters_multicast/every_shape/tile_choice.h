@@ -38,6 +38,7 @@ struct Estimate {
     long long units;       // schedule units (cluster tiles where clusters launch, else CTA tiles)
     long long slots;       // units that run at once: resident clusters, or CTAs
     int splits;            // slices of K per tile: 1, or split-K through the reduce kernel
+    bool pingpong = false;  // the ping-pong schedule (pingpong_tile below), never in clusters
 };
 
 // Whether step 07 launches clusters of `cluster` CTAs (multicasting B) for a problem of
@@ -79,6 +80,26 @@ inline bool launches_clusters(long long cta_tiles, long long slots, long long ti
 
 // The rows of CTA tiles a band of step 07's grouped order holds (gemm.cu: GROUP_M_TILES).
 constexpr long long kGroupMTiles = 16;
+
+// The ping-pong schedule (every_shape.cu): each consumer warpgroup computes a whole tile of
+// its own, every other tile of its CTA's sequence, so that one consumer's epilogue runs
+// under the other's main loop. A consumer then holds all of the tile's accumulators: 128x128,
+// 128 registers a thread (128x256's 256 would not fit). It needs two tiles in most
+// CTAs to overlap anything (kPingPongMinWaves waves of tiles), shares no tile between CTAs
+// (no stream-K, no split-K) and launches no clusters: against the same tile in clusters of 2,
+// 2304x4608x512 ran 23.7 us against 24.5 and 4608x2304x384 20.7 against 21.8, and no shape was
+// faster in clusters (NOTES.md, "Ping-pong").
+constexpr bool pingpong_tile(Shape s) { return s.rows == 128 && s.columns == 128; }
+constexpr double kPingPongMinWaves = 1.5;
+inline bool pingpong(const Estimate& e) { return e.pingpong; }
+// The ping-pong schedule of an m x n problem in `tile`: every tile a unit of its own, one CTA
+// per SM. pingpong is false where the tile cannot or the tiles are too few.
+inline Estimate pingpong_estimate(long long m, long long n, Shape tile, int sms) {
+    const long long tiles = ((m + tile.rows - 1) / tile.rows) * ((n + tile.columns - 1) / tile.columns);
+    Estimate e{tiles, (tiles + sms - 1) / sms, 0, "", false, tile, tiles, sms, 1};
+    e.pingpong = pingpong_tile(tile) && static_cast<double>(tiles) >= kPingPongMinWaves * sms;
+    return e;
+}
 
 // The schedule of a tile on a GPU of `sms` SMs with clusters of `cluster` CTAs, as step 07
 // launches it (clusters where launches_clusters says so).
@@ -652,10 +673,51 @@ inline Estimate split_tile(const Estimate& given, long long m, long long n, long
     return given;
 }
 
+// Where ping-pong runs (pingpong above), after the rules above have chosen a tile:
+//   * the tile they chose is 128x128: in ping-pong wherever it can (the same tile, level or
+//     faster: 2304x4096x2048 68.7 us against 70.1, 4096^3 202.2 against 202.6, 3000x5000x2048
+//     105.2 against 104.6; 2304x4608x512 23.6 against 25.3), but not where they share its
+//     last wave (stream-K) or split its K, and not with fewer than kPingPongMinKBlocks
+//     k-blocks (one k-block has no main loop to hide an epilogue under);
+//   * a short K over many tiles (`replace`: the rule's choice, not a forced tile): 128x128 in
+//     ping-pong in place of a wider cooperative 128-row tile without clusters. With
+//     kShortKBlocks k-blocks or fewer a tile's time is mostly its epilogue, which ping-pong
+//     runs under the other consumer's main loop; that pays for the narrower tile's more bytes
+//     per FLOP. In place of 128x256 only with kPingPongWideKBlocks or fewer (at 8 the two are
+//     level). The rule against the cooperative tile it replaces, each in its own process
+//     against cuBLAS: 3000x5000x448 31.7 us against 34.6 (128x192), 3638x4760x384 31.7 against
+//     36.6 (128x192), 6144x4096x384 38.5 against 40.0 (128x256), 1024x4096x256 10.9 against
+//     12.2 (128x256); 4096x4096x512 34.4 against 34.0 (128x256, 8 k-blocks: kept),
+//     8192x4096x64 29.5 against 28.5 (one k-block).
+// Measured on the H100: NOTES.md, "Ping-pong"; results/h100/step07_pingpong.csv.
+constexpr long long kPingPongWideKBlocks = 6;
+constexpr long long kPingPongMinKBlocks = 2;
+inline Estimate pingpong_schedule(const Estimate& given, long long m, long long n, long long k, int sms,
+                                  bool share_last_wave, bool replace) {
+    const long long k_blocks = (k + 63) / 64;
+    if (!share_last_wave || k_blocks < kPingPongMinKBlocks || given.splits > 1 ||
+        given.sharing_clusters != 0 || given.shape.rows != 128)
+        return given;
+    const long long cm = given.transposed ? n : m, cn = given.transposed ? m : n;
+    const bool same_tile = pingpong_tile(given.shape);
+    const bool clustered = given.slots < sms;  // schedule units of several CTAs
+    if (!same_tile && (!replace || k_blocks > kShortKBlocks || clustered ||
+                       (given.shape.columns == 256 && k_blocks > kPingPongWideKBlocks)))
+        return given;
+    Estimate e = pingpong_estimate(cm, cn, {128, 128}, sms);
+    if (!pingpong(e)) return given;
+    e.transposed = given.transposed;
+    e.reason = same_tile ? given.reason
+                         : "a short K over many tiles: 128x128 in ping-pong, whose epilogues run under "
+                           "the other consumer's main loop";
+    return e;
+}
+
 inline Estimate choose(long long m, long long n, long long k, int sms, int cluster,
                        bool share_last_wave = true, double dram_gbps = stream_k::kH100DramGBps) {
-    return split_tile(choose_orientation(m, n, k, sms, cluster, share_last_wave, dram_gbps), m, n, k, sms,
-                      cluster, share_last_wave, dram_gbps);
+    const Estimate e = split_tile(choose_orientation(m, n, k, sms, cluster, share_last_wave, dram_gbps), m, n,
+                                  k, sms, cluster, share_last_wave, dram_gbps);
+    return pingpong_schedule(e, m, n, k, sms, share_last_wave, true);
 }
 
 // One line: the chosen tile, its tiles and waves, the schedule and why, e.g.
@@ -668,7 +730,8 @@ inline std::string explain(long long m, long long n, long long k, int sms, int c
                   e.transposed ? "C^T = B A^T, " : "", e.shape.rows,
                   e.shape.columns, e.tiles, e.waves, e.waves == 1 ? "" : "s", sms,
                   e.splits > 1 ? "split-K, then the reduce kernel"
-                  : e.sharing_clusters ? "last wave shared (stream-K)" : "data-parallel", e.reason);
+                  : e.sharing_clusters ? "last wave shared (stream-K)"
+                  : pingpong(e) ? "ping-pong" : "data-parallel", e.reason);
     return line;
 }
 

@@ -101,6 +101,9 @@ struct Tile {
     static constexpr int PRODUCER_REGISTERS = 40;
     static constexpr int CONSUMER_REGISTERS = 232;
     static constexpr bool MOVES_REGISTERS = CONSUMERS > 1;
+    // Ping-pong (every_shape.cu): one consumer holds the whole BM x BN tile, two 64-row
+    // blocks of ACC_REGS accumulators, with room above them.
+    static constexpr bool PINGPONG_CAPABLE = tile_choice::pingpong_tile({BM, BN});
 
     struct SharedStorage {
         // Every tile is a multiple of 1024 bytes, so with the struct 1024-aligned every tile
@@ -136,6 +139,8 @@ struct Tile {
                           LAUNCH_REGISTERS * THREADS,
                   "the re-balanced registers must fit the CTA's launch allocation");
     static_assert(CONSUMER_REGISTERS >= ACC_REGS + 64, "room above the accumulators");
+    static_assert(!PINGPONG_CAPABLE || (CONSUMERS == 2 && CONSUMER_REGISTERS >= 2 * ACC_REGS + 64),
+                  "room above a ping-pong consumer's two blocks of accumulators");
     static_assert(A_TILE_BYTES + B_TILE_BYTES < (1u << 20),
                   "an mbarrier transaction count must stay below 2^20");
 };
