@@ -696,6 +696,49 @@ TEST(PowerModel, PredictRunsAtTheClockUnderTheLimit) {
     EXPECT_DOUBLE_EQ(plan_step(h100_sxm(), 7, "", k4096).prediction.clock_mhz, h100_sxm().load_clock_mhz);
 }
 
+// The benchmark's loop: the step, then cuBLAS, then the hold kernel's spin, over and over.
+// The limiter holds a round's average power at the limit, so the clock of a loop is where
+// that average meets it.
+TEST(PowerModel, ALoopsClockIsWhereItsAveragePowerMeetsTheLimit) {
+    Machine m = power_machine();
+    m.power_l2_w_per_tbps = 20;
+    m.power_dram_w_per_tbps = 50;
+    const Plan plan = plan_step(m, 7, "", k4096);
+    ASSERT_TRUE(plan.fits && plan.prediction.power_limited);
+    const LoopKernel step{plan.problem, plan.candidate, plan.ctas_per_sm};
+    // One kernel back to back: the clock of predict(), which holds the kernel's own power.
+    EXPECT_NEAR(loop_clock_mhz(m, {step}, 0), plan.prediction.clock_mhz, 0.01);
+    // With the spin between batches the round draws less on average: a higher clock, at
+    // which the round's energy over its time is the limit.
+    const double idle_ns = 2 * kBenchHoldNsPerLaunch;
+    const double f = loop_clock_mhz(m, {step, step}, idle_ns);
+    EXPECT_GT(f, plan.prediction.clock_mhz + 10);
+    const Prediction at = predict(m, plan.problem, plan.candidate, plan.ctas_per_sm, f);
+    const double busy_w =
+        board_power_w(m, f, Activity(at.tensor_busy, at.l2_traffic_tbps, at.dram_traffic_tbps), false, false);
+    const double kernel_ns = 2 * at.total_us * 1e3;
+    EXPECT_NEAR((busy_w * kernel_ns + m.power_idle_w * idle_ns) / (kernel_ns + idle_ns), 700, 0.5);
+    // A companion on zero inputs draws less than one on random data: a higher clock again.
+    LoopKernel cool = step;
+    cool.problem.zero_inputs = true;
+    EXPECT_GT(loop_clock_mhz(m, {step, cool}, idle_ns), f + 10);
+    // A short kernel between the spins: the average stays under the limit at the full clock.
+    const Plan small = plan_step(m, 7, "", Problem{1024, 1024, 1024});
+    EXPECT_DOUBLE_EQ(loop_clock_mhz(m, {{small.problem, small.candidate, small.ctas_per_sm}}, idle_ns), 2000);
+    // Without a power model, no clock.
+    EXPECT_EQ(loop_clock_mhz(h100_sxm(), {step}, idle_ns), 0);
+}
+
+// The planner's copy of the harness's spin per launch is the harness's: the loop's idle share
+// follows it.
+TEST(PowerModel, TheLoopsSpinIsTheHarnesss) {
+    std::ifstream in(std::string(LADDER_SOURCE_DIR) + "/common/harness/harness.cu");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    char expected[96];
+    std::snprintf(expected, sizeof expected, "constexpr long long kHostNsPerLaunch = %.0f;", kBenchHoldNsPerLaunch);
+    EXPECT_NE(text.find(expected), std::string::npos) << "harness.cu no longer has '" << expected << "'";
+}
+
 // The stores are predicated on C's bounds: a problem narrower than the tile stores only its
 // rows and columns, a wider one whole tiles; ping-pong exposes its second half's 64 rows.
 TEST(PlannerModel, TheEpilogueStoresWhatLiesInsideC) {

@@ -362,6 +362,26 @@ double clock_under_power_limit(const Machine& m, bool mma_sync, bool zero_inputs
     return lo;
 }
 
+// The clock of a benchmark row (ladder-plan --compare). The harness times a step in a loop
+// (time_alternating, common/harness/harness.cu): every round launches the step and then cuBLAS
+// on the same problem, and every batch of rounds waits behind a one-thread kernel that spins
+// kBenchHoldNsPerLaunch per launch of the batch while the host enqueues it: 2 x that per round. The limiter
+// holds the board's power averaged over far longer than one batch, so what it holds under
+// the limit is a round's energy over a round's time: the GEMMs at their power, the spin at
+// power_idle_w (one thread on one SM). The clock where that average meets the limit is above
+// the clock of either GEMM run alone back to back wherever the spin is a sizable part of
+// the round (short kernels). One kernel of a round: the problem it computes, its launch.
+constexpr double kBenchHoldNsPerLaunch = 30000;  // harness.cu time_alternating: kHostNsPerLaunch
+struct LoopKernel {
+    Problem problem;
+    Candidate candidate;
+    int ctas_per_sm = 1;
+};
+// The clock under the power limit of a loop whose rounds run `kernels` one after the other
+// and then idle `idle_ns_per_round`; 0 without a power model. (With one kernel and no idle
+// time: predict()'s clock.)
+double loop_clock_mhz(const Machine& machine, const std::vector<LoopKernel>& kernels, double idle_ns_per_round);
+
 // The plan of step `number`'s own tile and loop structure (step_candidate) for `problem`:
 // what ladder-plan --step, the step executables and the CSV's predicted columns all show.
 // A step outside the model (01) gives a plan with fits == false.
