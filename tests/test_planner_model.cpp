@@ -103,6 +103,40 @@ TEST(PlannerModel, FeedIsChargedAtTheRateMeasuredBesideTheTensorCores) {
     EXPECT_EQ(plan_step(measured, 6, "", k4096).prediction.limiter, "wgmma issue");
 }
 
+// Rows K x 2 bytes apart straddle 128-byte lines where 2K is not a multiple of 128; step 07's
+// every-shape maps then ask for 128-byte lines, and each straddling row costs two.
+TEST(PlannerModel, RowsThatStraddleLinesCostTwoLineRequests) {
+    EXPECT_DOUBLE_EQ(line_requests_per_row(4096), 1.0);
+    EXPECT_DOUBLE_EQ(line_requests_per_row(2056), 1.875);  // 4112 bytes: every 8th row on a line
+    EXPECT_DOUBLE_EQ(line_requests_per_row(2080), 1.5);    // 4160 bytes: every 2nd
+    EXPECT_DOUBLE_EQ(line_requests_per_row(2064), 1.75);   // 4128 bytes: every 4th
+    EXPECT_DOUBLE_EQ(line_requests_per_row(2048 + 64), 1.0);  // 4224 = 33 x 128
+    EXPECT_DOUBLE_EQ(line_requests_per_row(2048 + 8), 1.875);
+    const Machine m = h100_sxm();
+    // Step 07's default at K = 2056 asks for lines, the lesson (256-byte requests) does not.
+    const Plan odd = plan_step(m, 7, "cluster1", Problem{1000, 1992, 2056});
+    const Plan even = plan_step(m, 7, "cluster1", Problem{1000, 1992, 2048});
+    ASSERT_TRUE(odd.fits && even.fits);
+    EXPECT_TRUE(odd.candidate.line_requests);
+    EXPECT_FALSE(even.candidate.line_requests);
+    EXPECT_FALSE(plan_step(m, 7, "lesson", Problem{1000, 1992, 2056}).candidate.line_requests);
+    // Without clusters every byte of the stage is requested: 1.875 x the feed of aligned rows.
+    ASSERT_EQ(odd.candidate.cluster, 1);
+    ASSERT_EQ(odd.candidate.bm, even.candidate.bm);
+    ASSERT_EQ(odd.candidate.bn, even.candidate.bn);
+    EXPECT_NEAR(odd.prediction.feed_ns, 1.875 * even.prediction.feed_ns, 1e-9);
+    // In a cluster of 2 an SM requests its A box and half the B box; multicast brings the
+    // other half, one line per row: it pays 1.875 x (A + B/2), not 1.875 x (A + B).
+    const Plan clustered = plan_step(m, 7, "", Problem{1000, 1992, 2056});
+    ASSERT_EQ(clustered.candidate.cluster, 2);
+    Candidate alone = clustered.candidate;
+    alone.cluster = 1;
+    const Prediction solo = predict(m, clustered.problem, alone, clustered.ctas_per_sm, 1980);
+    const Prediction pair = predict(m, clustered.problem, clustered.candidate, clustered.ctas_per_sm, 1980);
+    const double a = alone.bm, b = alone.bn;
+    EXPECT_NEAR(pair.feed_ns / solo.feed_ns, (a + b / 2) / (a + b), 1e-9);
+}
+
 TEST(PlannerModel, MmaSyncIssueIsMathPlusTheExposedPartOfLdmatrix) {
     // Step 04: 2x128x256x64 FLOP / 2450 per clock = 1712.0 cycles; ldmatrix: 8 warps (2x4 of
     // 64x64) each read (64 + 64) rows x 128 bytes = 131072 bytes / 128 per clock = 1024 cycles.

@@ -194,6 +194,9 @@ struct Candidate {
     int smem_conflict_ways = 1;     // ldmatrix bank-conflict degree (8: an unswizzled 128-byte-row tile)
     bool gpu_fence_per_kblock = false;  // every k-block's release is a GPU-scope fence (07 cg, clusters)
     bool memcpy_async = false;      // 02's copies spelled cuda::memcpy_async into a thread-scope pipeline
+    // The TMA unit asks the L2 for 128-byte lines, not 256-byte pairs (07's every-shape maps
+    // where K % 64 != 0, tiles.cuh): a box row that straddles two lines costs two requests.
+    bool line_requests = false;
 };
 
 // From ladder::TileConfig (or anything with the same field names), without this header
@@ -205,6 +208,10 @@ Candidate to_candidate(const TileConfigLike& c, Structure s = Structure::WarpSpe
 
 // "128x256x64:4:2:1" (BMxBNxBK:stages:consumer warpgroups:cluster).
 std::string label(const Candidate& candidate);
+
+// 128-byte L2 lines one 128-byte row of a box touches on average, rows K x 2 bytes apart: 1
+// where 2K is a multiple of 128, else 2 - gcd(2K, 128) / 128 (K = 2056: 1.875).
+double line_requests_per_row(long long k);
 
 // ---- Prediction: time per k-block, per tile and in all --------------------------------------
 // Every term is nanoseconds on one SM; see predict() in planner_model.cpp and the

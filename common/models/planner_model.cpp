@@ -119,6 +119,9 @@ Candidate step07_launch(const Machine& machine, const std::string& variant, Prob
     c.bm = tile.rows, c.bn = tile.columns, c.consumer_warpgroups = tile.rows / 64;
     c.threads = (c.consumer_warpgroups + 1) * 128;
     c.stages = tile_choice::stages(tile);
+    // Its tensor maps ask for 128-byte L2 requests where K % 64 != 0 (tiles.cuh: with 256, a
+    // straddling row fetched twice the bytes the box takes).
+    c.line_requests = problem.k % 64 != 0;
     const long long cta_tiles = ceil_div(problem.m, c.bm) * ceil_div(problem.n, c.bn);
     if (!tile_choice::launches_clusters(cta_tiles, machine.sm_count, ceil_div(problem.m, c.bm), problem.k,
                                         c.cluster))
@@ -162,6 +165,13 @@ Plan plan_step(const Machine& machine, int number, const std::string& variant, c
     Problem launched = problem;
     if (number == 7) c = step07_launch(machine, variant, &launched, c);
     return evaluate(machine, launched, c);
+}
+
+double line_requests_per_row(long long k) {
+    // Row r starts at r x 2K bytes: on a line boundary every 128 / gcd(2K, 128) rows.
+    long long a = 2 * k, b = 128;
+    while (b != 0) a %= b, std::swap(a, b);
+    return 2.0 - static_cast<double>(a) / 128.0;
 }
 
 // ---- predict(): one k-block, one tile, the grid ---------------------------------------------
@@ -272,8 +282,18 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
                      : m.l2_tma_shared_tbps > 0      ? m.l2_tma_shared_tbps
                                                      : m.l2_tma_tbps;
     if (c.structure == Structure::MmaSyncCpAsync && m.l2_cp_async_tbps > 0) l2_tbps = m.l2_cp_async_tbps;
+    // Rows of A and B are K x 2 bytes apart. Where that is not a multiple of the 128-byte L2
+    // line, a box's 128-byte row straddles two lines unless it happens to start on one
+    // (every 128 / gcd(2K, 128)-th row does), and with 128-byte requests (line_requests) the
+    // TMA unit and the L2 move both lines for it: what the SM requests (its A box and its
+    // slice of the cluster's B box) costs `lines` times its bytes, in the SM's TMA unit and in
+    // the L2; what multicast delivers into its shared memory from its peers' requests does
+    // not. With 256-byte requests the second line of a straddling row is the next k-block's,
+    // fetched once: no extra cost.
+    const double lines = c.line_requests ? line_requests_per_row(problem.k) : 1.0;
     auto feed = [&](double sms_loading) {  // ns for one k-block's bytes
-        return std::max(bytes / m.tma_one_sm_gbps, l2_bytes / (l2_tbps * 1e3 / sms_loading));
+        return std::max(std::max(bytes, lines * l2_bytes) / m.tma_one_sm_gbps,
+                        lines * l2_bytes / (l2_tbps * 1e3 / sms_loading));
     };
     r.feed_ns = feed(r.active_sms);
     const double latency = c.structure == Structure::MmaSyncCpAsync && m.cp_async_latency_ns > 0
@@ -420,7 +440,7 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
     // The memory traffic over the run, which draws power too: every k-block's stage read from
     // the L2 (a multicast B slab once per cluster: the L2 reads it once, the crossbar carries
     // it once to the cluster's GPC), and the DRAM reads above plus C written once.
-    const double l2_stage_bytes = (a_rows + b_rows / std::max(1, c.cluster)) * c.bk * kBytesPerElement;
+    const double l2_stage_bytes = lines * (a_rows + b_rows / std::max(1, c.cluster)) * c.bk * kBytesPerElement;
     r.l2_traffic_tbps = static_cast<double>(tiles) * tile_k_blocks * l2_stage_bytes / (r.total_us * 1e6);
     r.dram_traffic_tbps = (dram_bytes + M * N * kBytesPerElement) / (r.total_us * 1e6);
     r.valid = true;
