@@ -387,20 +387,25 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
                  K = static_cast<double>(problem.k);
     double dram_bytes = (M * K + N * K) * kBytesPerElement;
     // A grid of one CTA per tile launches its tiles in order, one dimension fastest (02-05:
-    // along N, 06: along M), so each wave sweeps the fast dimension's operand. Where that
-    // operand is larger than the L2, the previous wave's tiles of it are gone by the time
-    // the next wave reads them: every wave reads its own from DRAM.
+    // along N, 06: along M): a tile of the fast dimension's operand is read again by the CTA
+    // F = (its tiles) launches later, the next row (column) of tiles. In between, the grid
+    // moves through the L2 F / slots of what it moves per round of slots CTAs: the fast
+    // operand's tiles in flight, the other operand's tiles of the rows those span, and the
+    // C tiles written. Where that reuse distance exceeds the L2, the tile is gone by then
+    // and every CTA reads its fast-operand tile from DRAM (the other operand's tiles, reused
+    // by the next CTA, stay); else the fast operand comes from DRAM once.
     if (c.structure != Structure::Persistent && m.l2_bytes > 0 && r.rounds > 1) {
         const bool n_fastest = c.structure != Structure::WarpSpecialized && !pingpong;
-        const double fast_rows = n_fastest ? N : M;
         const long long fast_tiles = n_fastest ? ceil_div(problem.n, c.bn) : tiles_m;
         const double fast_tile = (n_fastest ? c.bn : c.bm) * K * kBytesPerElement;
         const double slow_tile = (n_fastest ? c.bm : c.bn) * K * kBytesPerElement;
-        if (fast_rows * K * kBytesPerElement > static_cast<double>(m.l2_bytes)) {
-            const double per_wave = std::min<double>(fast_tiles, slots) * fast_tile +
-                                    (ceil_div(slots, fast_tiles) + 1) * slow_tile;
-            dram_bytes = std::max(dram_bytes, r.rounds * per_wave);
-        }
+        const double c_tile = static_cast<double>(c.bm) * c.bn * kBytesPerElement;
+        const double per_round = std::min<double>(fast_tiles, slots) * fast_tile +
+                                 (ceil_div(slots, fast_tiles) + 1) * slow_tile + slots * c_tile;
+        const double reuse_bytes = static_cast<double>(fast_tiles) / slots * per_round;
+        if (reuse_bytes > static_cast<double>(m.l2_bytes))
+            dram_bytes = std::max(dram_bytes, static_cast<double>(tiles) * fast_tile + (n_fastest ? M : N) * K *
+                                                                                           kBytesPerElement);
     }
     // At the rate a GEMM's reads get from DRAM where the probe measured it: rows of A and B
     // 2 x K bytes apart, 128 bytes of each per box, do not stream as a copy does.
