@@ -132,7 +132,9 @@ Candidate step07_launch(const Machine& machine, const std::string& variant, Prob
     const long long leftover = tiles % resident, k_blocks = ceil_div(problem.k, c.bk);
     // Few tiles with a long K: split-K in one wave (stream_k::split_count, the kernel's rule),
     // which the model counts as every tile cut into that many slices. The reduce kernel that
-    // follows is not modeled.
+    // follows (a programmatic dependent launch: its launch overlaps this grid's tail) is
+    // charged as a shared tile's fixup (predict(): every slice's fp32 partials stored, and
+    // read back one slice after another at the rate one SM loads), not as a kernel of its own.
     if (const int splits = stream_k::split_count(tiles, resident, k_blocks); splits > 1) {
         c.split_k = splits;
         return c;
