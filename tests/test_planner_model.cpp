@@ -796,6 +796,49 @@ TEST(PlannerModel, TheEpilogueStoresWhatLiesInsideC) {
                 1e-6);
 }
 
+// Where the probe measured what one SM stores alone, a grid of few tiles stores at the
+// GPU-wide rate shared by the SMs that store at once, never faster than one SM alone; a full
+// wave keeps its share of the GPU-wide rate. Without the measurement: the share of all SMs.
+TEST(PlannerModel, FewSmsStoringShareTheGpusStoreRate) {
+    Machine m = h100_sxm();
+    const double all_share = m.store4_tbps * 1e3 / m.sm_count;  // 4.5 TB/s over 132 SMs: 34.1 B/ns
+    const Problem few{512, 512, 512};                            // 4 x 2 tiles of 128 x 256: 8 SMs store
+    const Prediction before = plan_step(m, 5, "", few).prediction;
+    ASSERT_EQ(before.active_sms, 8);
+    EXPECT_NEAR(before.epilogue_ns, 128.0 * 256 * 2 / all_share, 1e-6);
+    m.store4_one_sm_gbps = 100;  // below 4.5 TB/s / 8 = 562 B/ns: one SM's own rate caps it
+    const Prediction capped = plan_step(m, 5, "", few).prediction;
+    EXPECT_NEAR(capped.epilogue_ns, 128.0 * 256 * 2 / 100, 1e-6);
+    EXPECT_LT(capped.total_us, before.total_us);
+    m.store4_one_sm_gbps = 1000;  // above it: the 8 SMs share the GPU-wide rate
+    EXPECT_NEAR(plan_step(m, 5, "", few).prediction.epilogue_ns, 128.0 * 256 * 2 / (4500.0 / 8), 1e-6);
+    // A full wave: every SM stores, each its share, whatever one SM alone could do.
+    const Prediction full = plan_step(m, 5, "", k4096).prediction;
+    ASSERT_EQ(full.active_sms, m.sm_count);
+    EXPECT_NEAR(full.epilogue_ns, 128.0 * 256 * 2 / all_share, 1e-6);
+    // The machine file's keys, optional, read where present and refused outside their range.
+    std::ifstream in(kH100HandFile);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto with_key = [&](const std::string& value) {
+        return text.substr(0, text.rfind('}', text.rfind('}') - 1)) + ",\n    \"store4_one_sm_gbps\": {\"value\": " +
+               value + ", \"unit\": \"GB/s\", \"measured\": true}\n  }\n}\n";
+    };
+    Machine read = h100_sxm();
+    std::string error;
+    const std::string good = write_temp("store_machine.json", with_key("12.5"));
+    ASSERT_TRUE(read_machine_file(good, &read, &error)) << error;
+    EXPECT_DOUBLE_EQ(read.store4_one_sm_gbps, 12.5);
+    EXPECT_EQ(read.store16_one_sm_gbps, 0);
+    const std::string bad = write_temp("store_machine_bad.json", with_key("0"));
+    EXPECT_FALSE(read_machine_file(bad, &read, &error));
+    EXPECT_NE(error.find("\"store4_one_sm_gbps\" is 0; it must be a number from 0.001"), std::string::npos) << error;
+    std::remove(good.c_str());
+    std::remove(bad.c_str());
+    // Each step's store kind has its own: step 06's 16-byte stores ignore the 4-byte rate.
+    EXPECT_NEAR(plan_step(m, 6, "", few).prediction.epilogue_ns, 128.0 * 256 * 2 / (m.store16_tbps * 1e3 / 132),
+                1e-6);
+}
+
 // The memory traffic's term: W per TB/s from the L2 at f_max, scaled by (f / f_max)^2, and per
 // TB/s of DRAM, not scaled.
 TEST(PowerModel, MemoryTrafficAddsItsWattsPerTerabytePerSecond) {

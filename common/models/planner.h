@@ -65,6 +65,12 @@ struct Machine {
     double store16_tbps = 0;          // all SMs storing C with 16-byte st.global
     double store4_tbps = 0;           // the same with 4-byte stores
     double tma_store_tbps = 0;        // the same with TMA stores from shared memory
+    // One CTA on one SM storing alone, per store kind (GB/s = bytes per ns): what an SM's
+    // epilogue gets where few SMs store at once. 0 (a machine file written before ladder-probe
+    // measured them): every SM gets its share of the GPU-wide rate, as if all stored at once.
+    double store16_one_sm_gbps = 0;
+    double store4_one_sm_gbps = 0;
+    double tma_store_one_sm_gbps = 0;
     double launch_us = 0;             // one kernel launch back to back with the previous one
     // Costs no ladder-probe test measures yet, fitted on the H200 benchmark of the committed
     // code (results/h200/bench.csv), one number per variant over all 18 shapes; the same SM

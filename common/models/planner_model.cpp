@@ -335,10 +335,15 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
     // rate is the SM's share of the GPU-wide store bandwidth of the way the step stores C:
     // bf16 pairs straight from the accumulators (02-05), 16-byte rows staged through shared
     // memory (06), TMA stores (07).
-    double store_tbps = m.store4_tbps;
-    if (c.structure == Structure::WarpSpecialized) store_tbps = m.store16_tbps;
-    if (c.structure == Structure::Persistent) store_tbps = m.tma_store_tbps;
-    const double store_share = store_tbps * 1e3 / m.sm_count;  // bytes per ns
+    double store_tbps = m.store4_tbps, store_one_sm = m.store4_one_sm_gbps;
+    if (c.structure == Structure::WarpSpecialized) store_tbps = m.store16_tbps, store_one_sm = m.store16_one_sm_gbps;
+    if (c.structure == Structure::Persistent) store_tbps = m.tma_store_tbps, store_one_sm = m.tma_store_one_sm_gbps;
+    // The GPU-wide store rate is shared by the SMs storing at once: all of them in a full
+    // wave, only the busiest wave's SMs in a grid of few tiles, never more than one SM takes
+    // alone (where the probe measured that; else as if every SM stored).
+    const double store_share = store_one_sm > 0
+                                   ? std::min(store_one_sm, store_tbps * 1e3 / std::max(1, r.active_sms))
+                                   : store_tbps * 1e3 / m.sm_count;  // bytes per ns
     // The stores of a tile are predicated on C's bounds (a TMA store clips its box): a problem
     // narrower than the tile stores only its rows and columns, on every SM, so its busiest
     // SM's epilogue writes min(BM, M) x min(BN, N) elements. Wider problems have whole tiles.
@@ -645,6 +650,9 @@ bool read_machine_file(const std::string& path, Machine* machine, std::string* e
         {"store16_tbps", &m.store16_tbps, true, 1e-3, kTbps},
         {"store4_tbps", &m.store4_tbps, true, 1e-3, kTbps},
         {"tma_store_tbps", &m.tma_store_tbps, true, 1e-3, kTbps},
+        {"store16_one_sm_gbps", &m.store16_one_sm_gbps, false, 1e-3, 1e6},
+        {"store4_one_sm_gbps", &m.store4_one_sm_gbps, false, 1e-3, 1e6},
+        {"tma_store_one_sm_gbps", &m.tma_store_one_sm_gbps, false, 1e-3, 1e6},
         {"launch_us", &m.launch_us, true, 1e-3, 1e6},
         {"tma_request_ns", &m.tma_request_ns, false, 1e-3, kNs},
         {"gpu_fence_ns", &m.gpu_fence_ns, false, 1e-3, kNs},

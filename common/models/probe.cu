@@ -37,6 +37,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "planner.h"
@@ -1286,13 +1287,44 @@ int main(int argc, char** argv) {
                         "an SM moves at most 128 bytes per clock");
         require_at_most(tbt / tb_per_sm_clock, kSmBytesPerClock * slack, "TMA store bytes/clock/SM",
                         "an SM moves at most 128 bytes per clock");
+        // One SM storing alone (one CTA, a 4 MiB slice written 4 times): what an epilogue gets
+        // where few SMs store at once, a grid of few tiles, rather than its share of the above.
+        const long long one16 = (4LL << 20) / 16, one4 = (4LL << 20) / 4 / 256 * 256;
+        const int one_rows = (4 << 20) / 128 / kStoreBoxRows * kStoreBoxRows;
+        CHECK(cudaMemset(dst, 0, bytes));
+        const float one_ms16 = time_ms([&] { store16<<<1, 256>>>(reinterpret_cast<uint4*>(dst), one16, reps); });
+        verify(static_cast<size_t>(one16) * 4, "16-byte stores, one SM");
+        CHECK(cudaMemset(dst, 0, bytes));
+        const float one_ms4 = time_ms([&] { store4<<<1, 256>>>(dst, one4, reps); });
+        verify(static_cast<size_t>(one4), "4-byte stores, one SM");
+        CHECK(cudaMemset(dst, 0, bytes));
+        const float one_ms_tma = time_ms([&] { tma_store<<<1, 128>>>(store_map, one_rows, reps); });
+        verify(static_cast<size_t>(one_rows) * 32, "TMA stores, one SM");
+        const double one_gb16 = static_cast<double>(one16) * 16 * reps / (one_ms16 * 1e-3) * 1e-9;
+        const double one_gb4 = static_cast<double>(one4) * 4 * reps / (one_ms4 * 1e-3) * 1e-9;
+        const double one_gbt = static_cast<double>(one_rows) * 128 * reps / (one_ms_tma * 1e-3) * 1e-9;
+        const double gb_per_clock = peak_mhz * 1e6 * 1e-9;  // GB/s per byte per clock, at the peak clock
+        for (const auto& [gbps, what] : {std::pair<double, const char*>{one_gb16, "16-byte store bytes/clock, one SM"},
+                                         {one_gb4, "4-byte store bytes/clock, one SM"},
+                                         {one_gbt, "TMA store bytes/clock, one SM"}})
+            require_at_most(gbps / gb_per_clock, kSmBytesPerClock * slack, what, "an SM moves at most 128 bytes per clock");
         constants.push_back({"store16_tbps", tb16, "TB/s", "16-byte st.global, 2 CTAs of 256 threads per SM, each "
                                                           "writing its slice of 48 MiB 4 times, best of 3"});
         constants.push_back({"store4_tbps", tb4, "TB/s", "4-byte stores in the mma/wgmma accumulator layout (a warp "
                                                         "writes 8 rows x 16 bytes), otherwise as store16_tbps"});
         constants.push_back({"tma_store_tbps", tbt, "TB/s", "TMA stores of 128x64 bf16 boxes from shared memory, one "
                                                            "CTA per SM, bulk groups, otherwise as store16_tbps"});
-        std::printf("  stores      16-byte %.2f TB/s, 4-byte %.2f TB/s, TMA %.2f TB/s\n", tb16, tb4, tbt);
+        constants.push_back({"store16_one_sm_gbps", one_gb16, "GB/s (bytes/ns)",
+                             "16-byte st.global, one CTA of 256 threads on one SM writing a 4 MiB slice 4 times, "
+                             "best of 3"});
+        constants.push_back({"store4_one_sm_gbps", one_gb4, "GB/s (bytes/ns)",
+                             "4-byte stores in the accumulator layout, otherwise as store16_one_sm_gbps"});
+        constants.push_back({"tma_store_one_sm_gbps", one_gbt, "GB/s (bytes/ns)",
+                             "TMA stores of 128x64 bf16 boxes, one CTA of 128 threads on one SM, otherwise as "
+                             "store16_one_sm_gbps"});
+        std::printf("  stores      16-byte %.2f TB/s, 4-byte %.2f TB/s, TMA %.2f TB/s; one SM alone %.1f, %.1f, %.1f "
+                    "GB/s\n",
+                    tb16, tb4, tbt, one_gb16, one_gb4, one_gbt);
         CHECK(cudaFree(dst));
     }
 
