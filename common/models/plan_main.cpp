@@ -202,7 +202,7 @@ int compare(const std::string& path, const Machine& machine, double clock_mhz, c
     }
     char clock_text[96];
     if (power_model)
-        std::snprintf(clock_text, sizeof clock_text, "at the clock under the %.0f W limit", machine.power_limit_w);
+        std::snprintf(clock_text, sizeof clock_text, "at the clock of each row's loop under the %.0f W limit", machine.power_limit_w);
     else
         std::snprintf(clock_text, sizeof clock_text, "at %.0f MHz", clock_mhz > 0 ? clock_mhz : machine.load_clock_mhz);
     std::printf("\nwithin 15%% on squares >= 2048^3 and the LLM shapes: %s %s, %s at each row's clock\n",
