@@ -839,6 +839,43 @@ TEST(PlannerModel, FewSmsStoringShareTheGpusStoreRate) {
                 1e-6);
 }
 
+// A run's inputs are not in the L2: where the probe measured a TMA load's latency from DRAM,
+// the grid's first fill waits that long instead of an L2 hit's, once per run.
+TEST(PlannerModel, TheFirstFillComesFromDram) {
+    Machine m = h100_sxm();
+    m.tma_dram_latency_ns = 900;
+    const double extra_ns = 900 - m.tma_latency_ns;
+    for (int step : {4, 5, 6, 7}) {
+        const Prediction warm = plan_step(h100_sxm(), step, "", k4096).prediction;
+        const Prediction cold = plan_step(m, step, "", k4096).prediction;
+        EXPECT_NEAR(cold.total_us - warm.total_us, extra_ns * 1e-3, 1e-9) << step;  // once, not per wave
+        EXPECT_DOUBLE_EQ(cold.kblock_ns, warm.kblock_ns) << step;
+    }
+    // A run bound by its compulsory DRAM reads waits for the first fill too.
+    const Problem narrow{64, 4096, 4096};
+    const Prediction warm = plan_step(h100_sxm(), 7, "", narrow).prediction;
+    ASSERT_EQ(warm.limiter, "DRAM bandwidth");
+    EXPECT_NEAR(plan_step(m, 7, "", narrow).prediction.total_us - warm.total_us, extra_ns * 1e-3, 1e-9);
+    // The machine file's key, optional.
+    std::ifstream in(kH100HandFile);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string path = write_temp(
+        "dram_latency_machine.json",
+        text.substr(0, text.rfind('}', text.rfind('}') - 1)) +
+            ",\n    \"tma_dram_latency_ns\": {\"value\": 812.5, \"unit\": \"ns\", \"measured\": true}\n  }\n}\n");
+    Machine read = h100_sxm();
+    std::string error;
+    ASSERT_TRUE(read_machine_file(path, &read, &error)) << error;
+    EXPECT_DOUBLE_EQ(read.tma_dram_latency_ns, 812.5);
+    std::remove(path.c_str());
+    Machine hand = h100_sxm();
+    ASSERT_TRUE(read_machine_file(kH100HandFile, &hand, &error)) << error;
+    EXPECT_EQ(hand.tma_dram_latency_ns, 0);
+    // cp.async (02) waits its own latency from the L2 on a warm first fill.
+    EXPECT_NEAR(plan_step(m, 2, "", k4096).prediction.total_us - plan_step(h100_sxm(), 2, "", k4096).prediction.total_us,
+                (900 - m.cp_async_latency_ns) * 1e-3, 1e-9);
+}
+
 // The memory traffic's term: W per TB/s from the L2 at f_max, scaled by (f / f_max)^2, and per
 // TB/s of DRAM, not scaled.
 TEST(PowerModel, MemoryTrafficAddsItsWattsPerTerabytePerSecond) {

@@ -59,6 +59,9 @@ struct Machine {
     double l2_tma_shared_loaded_tbps = 0;  // the same while every SM runs wgmma: a GEMM's feed (0: not measured)
     double l2_cp_async_tbps = 0;      // the same with 16-byte cp.async
     double tma_latency_ns = 0;        // one TMA load in flight, L2 hit, issue -> mbarrier complete
+    // The same from DRAM (lines no kernel touched since they left the L2): what a run's first
+    // fill waits for. 0 (a machine file written before ladder-probe measured it): an L2 hit's.
+    double tma_dram_latency_ns = 0;
     double tma_one_sm_gbps = 0;       // one SM alone loading with TMA (bytes per ns = GB/s)
     double cp_async_latency_ns = 0;   // one 16-byte cp.async in flight, L2 hit
     double mbarrier_round_trip_ns = 0;  // arrive + try_wait on one mbarrier

@@ -555,6 +555,30 @@ __global__ void latencies(const __grid_constant__ CUtensorMap small_map, const u
     out[0] = sum;  // latencies_expected()
 }
 
+// One TMA box of a matrix whose rows lie 8 KiB apart (a GEMM operand with K = 4096), from
+// lines no kernel has touched since they left the L2: sample i loads the 8 x 64 box at row
+// i x kDramLatencyRowStep, each in its own stretch of the matrix, so each comes from DRAM.
+// What the first fill of a GEMM waits for: a benchmark's inputs are never in the L2.
+constexpr int kDramLatencyRowStep = 1024;  // 8 MiB apart
+__global__ void dram_latency(const __grid_constant__ CUtensorMap map, long long* tma, uint32_t* out) {
+    __shared__ __align__(1024) uint8_t box[8 * 128];
+    __shared__ uint64_t bar;
+    if (threadIdx.x != 0) return;
+    cuda::ptx::mbarrier_init(&bar, 1);
+    cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+    uint32_t sum = 0;
+    for (int i = 0; i < kLatencySamples; ++i) {
+        const long long t0 = clock64();
+        arrive_expect_tx(&bar, 8 * 128);
+        tma_load_2d(box, &map, 0, i * kDramLatencyRowStep, &bar);
+        wait_barrier(&bar, static_cast<uint32_t>(i & 1), "probe DRAM latency");
+        const long long t1 = clock64();
+        sum += *reinterpret_cast<volatile uint32_t*>(box + 4 * (i % 32));
+        tma[i] = t1 - t0;
+    }
+    out[0] = sum;  // kLatencySamples x the fill word
+}
+
 uint32_t latencies_expected() {
     uint32_t sum = 0;
     for (int i = 0; i <= kLatencySamples; ++i) sum += 8 * (1 + i % 4) + (1 + i % 2);
@@ -1245,6 +1269,37 @@ int main(int argc, char** argv) {
         constants.push_back({"mbarrier_round_trip_ns", ns(b), "ns",
                              std::string("mbarrier.arrive then try_wait.parity on the phase it completes, median of 64") + at});
         std::printf("  latency     TMA %.0f ns, cp.async %.0f ns, mbarrier round trip %.0f ns\n", ns(t), ns(c), ns(b));
+        // From DRAM: a 1 GiB matrix of 8 KiB rows, filled, then 64 MiB written after it so
+        // that none of the sampled lines (in its first 512 MiB) is still in the L2.
+        {
+            const size_t matrix_bytes = size_t{1} << 30, flush_bytes = size_t{64} << 20;
+            const uint64_t rows = matrix_bytes / 8192;
+            uint8_t *matrix = nullptr, *flush = nullptr;
+            CHECK(cudaMalloc(&matrix, matrix_bytes));
+            CHECK(cudaMalloc(&flush, flush_bytes));
+            CHECK(cudaMemset(matrix, 0x01, matrix_bytes));
+            CHECK(cudaMemset(flush, 0, flush_bytes));
+            CUtensorMap dram_map;
+            CHECK(ladder::make_tensor_map_2d(&dram_map, matrix, rows, 4096, 8, 64, CU_TENSOR_MAP_SWIZZLE_128B,
+                                             "ladder-probe"));
+            dram_latency<<<1, 32>>>(dram_map, tma, uout);
+            CHECK(cudaGetLastError());
+            CHECK(cudaDeviceSynchronize());
+            std::vector<long long> d(kLatencySamples);
+            CHECK(cudaMemcpy(d.data(), tma, d.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+            CHECK(cudaMemcpy(hu.data(), uout, sizeof(uint32_t), cudaMemcpyDeviceToHost));
+            require(hu[0] == static_cast<uint32_t>(kLatencySamples) * 0x01010101u, "DRAM latency checksum");
+            // A DRAM access takes longer than an L2 hit: a sample that came back as fast came
+            // from the L2, and the matrix was not flushed.
+            require_at_least(cycles(d), cycles(t), "TMA latency from DRAM (cycles)", "the TMA latency of an L2 hit");
+            constants.push_back({"tma_dram_latency_ns", ns(d), "ns",
+                                 std::string("one 1 KiB TMA load (8x64 bf16 box, rows 8 KiB apart) of lines no kernel "
+                                             "touched since they left the L2 (each 8 MiB from the last): issue to "
+                                             "mbarrier complete, median of 64, clock64") + at});
+            std::printf("  latency     TMA from DRAM %.0f ns\n", ns(d));
+            CHECK(cudaFree(matrix));
+            CHECK(cudaFree(flush));
+        }
         CHECK(cudaFree(tma));
         CHECK(cudaFree(cp));
         CHECK(cudaFree(bar));
