@@ -103,6 +103,40 @@ TEST(PlannerModel, FeedIsChargedAtTheRateMeasuredBesideTheTensorCores) {
     EXPECT_EQ(plan_step(measured, 6, "", k4096).prediction.limiter, "wgmma issue");
 }
 
+// Rows K x 2 bytes apart straddle 128-byte lines where 2K is not a multiple of 128; step 07's
+// every-shape maps then ask for 128-byte lines, and each straddling row costs two.
+TEST(PlannerModel, RowsThatStraddleLinesCostTwoLineRequests) {
+    EXPECT_DOUBLE_EQ(line_requests_per_row(4096), 1.0);
+    EXPECT_DOUBLE_EQ(line_requests_per_row(2056), 1.875);  // 4112 bytes: every 8th row on a line
+    EXPECT_DOUBLE_EQ(line_requests_per_row(2080), 1.5);    // 4160 bytes: every 2nd
+    EXPECT_DOUBLE_EQ(line_requests_per_row(2064), 1.75);   // 4128 bytes: every 4th
+    EXPECT_DOUBLE_EQ(line_requests_per_row(2048 + 64), 1.0);  // 4224 = 33 x 128
+    EXPECT_DOUBLE_EQ(line_requests_per_row(2048 + 8), 1.875);
+    const Machine m = h100_sxm();
+    // Step 07's default at K = 2056 asks for lines, the lesson (256-byte requests) does not.
+    const Plan odd = plan_step(m, 7, "cluster1", Problem{1000, 1992, 2056});
+    const Plan even = plan_step(m, 7, "cluster1", Problem{1000, 1992, 2048});
+    ASSERT_TRUE(odd.fits && even.fits);
+    EXPECT_TRUE(odd.candidate.line_requests);
+    EXPECT_FALSE(even.candidate.line_requests);
+    EXPECT_FALSE(plan_step(m, 7, "lesson", Problem{1000, 1992, 2056}).candidate.line_requests);
+    // Without clusters every byte of the stage is requested: 1.875 x the feed of aligned rows.
+    ASSERT_EQ(odd.candidate.cluster, 1);
+    ASSERT_EQ(odd.candidate.bm, even.candidate.bm);
+    ASSERT_EQ(odd.candidate.bn, even.candidate.bn);
+    EXPECT_NEAR(odd.prediction.feed_ns, 1.875 * even.prediction.feed_ns, 1e-9);
+    // In a cluster of 2 an SM requests its A box and half the B box; multicast brings the
+    // other half, one line per row: it pays 1.875 x (A + B/2), not 1.875 x (A + B).
+    const Plan clustered = plan_step(m, 7, "", Problem{1000, 1992, 2056});
+    ASSERT_EQ(clustered.candidate.cluster, 2);
+    Candidate alone = clustered.candidate;
+    alone.cluster = 1;
+    const Prediction solo = predict(m, clustered.problem, alone, clustered.ctas_per_sm, 1980);
+    const Prediction pair = predict(m, clustered.problem, clustered.candidate, clustered.ctas_per_sm, 1980);
+    const double a = alone.bm, b = alone.bn;
+    EXPECT_NEAR(pair.feed_ns / solo.feed_ns, (a + b / 2) / (a + b), 1e-9);
+}
+
 TEST(PlannerModel, MmaSyncIssueIsMathPlusTheExposedPartOfLdmatrix) {
     // Step 04: 2x128x256x64 FLOP / 2450 per clock = 1712.0 cycles; ldmatrix: 8 warps (2x4 of
     // 64x64) each read (64 + 64) rows x 128 bytes = 131072 bytes / 128 per clock = 1024 cycles.
@@ -425,22 +459,29 @@ TEST(PlannerModel, WavesAndPersistence) {
 
 // A grid of one CTA per tile runs its tiles in order; where the operand a wave sweeps is
 // larger than the L2, each wave reads its tiles of it from DRAM.
-TEST(PlannerModel, WavesThatSweepAnOperandLargerThanTheL2ReadItFromDramEachTime) {
+TEST(PlannerModel, TilesReadAgainPastTheL2ComeFromDramEachTime) {
     const Machine m = h100_sxm();  // 50 MiB of L2, 3.35 TB/s
-    // Step 05 runs along N: 8192x28672x8192 has 64 x 112 tiles, 55 waves of 132; B is
-    // 28672 x 8192 x 2 = 470 MB. A wave reads 112 B tiles of 256 x 8192 x 2 = 4 MiB and
-    // the A tiles of the 2 tile rows it touches, plus one (2 MiB each).
+    // Step 05 runs along N: 8192x28672x8192 has 64 x 112 tiles on 132 slots. A B tile
+    // (256 x 8192 x 2 = 4 MiB) is read again by the CTA 112 launches later, the next tile
+    // row; in between the grid moves 112/132 of a round's 112 B tiles, 2 + 1 A tiles (2 MiB)
+    // and 132 C tiles (64 KiB): 412 MB, past the L2. So every CTA reads its B tile from
+    // DRAM, and A once.
     const Prediction r = step_plan(5, "", Problem{8192, 28672, 8192}).prediction;
     ASSERT_TRUE(r.valid);
     EXPECT_EQ(r.rounds, 55);
-    const double per_wave = 112 * 4194304.0 + 3 * 2097152.0;
-    EXPECT_NEAR(r.dram_ns, 55 * per_wave / (m.dram_tbps * 1e3), 1);
+    const double tiles = 64.0 * 112;
+    EXPECT_NEAR(r.dram_ns, (tiles * 4194304.0 + 8192.0 * 8192 * 2) / (m.dram_tbps * 1e3), 1);
     EXPECT_EQ(r.limiter, "DRAM bandwidth");
-    // Step 06 runs along M, sweeping A (8192 x 8192 x 2 = 134 MB, also more than the L2):
-    // 64 A tiles of 2 MiB a wave and the 3 B columns it touches, plus one (4 MiB each).
+    // Step 06 runs along M: an A tile (128 x 8192 x 2 = 2 MiB) comes back 64 launches later,
+    // the next column; in between 64/132 x (64 A tiles + 4 B tiles of 4 MiB + 132 C tiles)
+    // = 74 MB, past the L2: A per column, B once.
     const Prediction w = step_plan(6, "", Problem{8192, 28672, 8192}).prediction;
-    EXPECT_NEAR(w.dram_ns, 55 * (64 * 2097152.0 + 4 * 4194304.0) / (m.dram_tbps * 1e3), 1);
-    EXPECT_NE(w.limiter, "DRAM bandwidth");  // 2.5 ms of DRAM under far more of wgmma
+    EXPECT_NEAR(w.dram_ns, (tiles * 2097152.0 + 28672.0 * 8192 * 2) / (m.dram_tbps * 1e3), 1);
+    // 8192x8192x4096 along N: a B tile comes back 32 launches later, after 32/132 x (32 B
+    // tiles of 2 MiB + 6 A tiles of 1 MiB + 132 C tiles) = 20 MB: still in the L2, so the
+    // compulsory reads alone.
+    const Prediction h = step_plan(5, "", Problem{8192, 8192, 4096}).prediction;
+    EXPECT_NEAR(h.dram_ns, 2.0 * 8192 * 4096 * 2 / (m.dram_tbps * 1e3), 1);
     // 4096^3: B is 32 MiB and stays in the L2: the compulsory reads alone.
     const Prediction c = step_plan(5).prediction;
     EXPECT_NEAR(c.dram_ns, 2.0 * 4096 * 4096 * 2 / (m.dram_tbps * 1e3), 1);
@@ -741,6 +782,49 @@ TEST(PowerModel, PredictRunsAtTheClockUnderTheLimit) {
     EXPECT_DOUBLE_EQ(plan_step(h100_sxm(), 7, "", k4096).prediction.clock_mhz, h100_sxm().load_clock_mhz);
 }
 
+// The benchmark's loop: the step, then cuBLAS, then the hold kernel's spin, over and over.
+// The limiter holds a round's average power at the limit, so the clock of a loop is where
+// that average meets it.
+TEST(PowerModel, ALoopsClockIsWhereItsAveragePowerMeetsTheLimit) {
+    Machine m = power_machine();
+    m.power_l2_w_per_tbps = 20;
+    m.power_dram_w_per_tbps = 50;
+    const Plan plan = plan_step(m, 7, "", k4096);
+    ASSERT_TRUE(plan.fits && plan.prediction.power_limited);
+    const LoopKernel step{plan.problem, plan.candidate, plan.ctas_per_sm};
+    // One kernel back to back: the clock of predict(), which holds the kernel's own power.
+    EXPECT_NEAR(loop_clock_mhz(m, {step}, 0), plan.prediction.clock_mhz, 0.01);
+    // With the spin between batches the round draws less on average: a higher clock, at
+    // which the round's energy over its time is the limit.
+    const double idle_ns = 2 * kBenchHoldNsPerLaunch;
+    const double f = loop_clock_mhz(m, {step, step}, idle_ns);
+    EXPECT_GT(f, plan.prediction.clock_mhz + 10);
+    const Prediction at = predict(m, plan.problem, plan.candidate, plan.ctas_per_sm, f);
+    const double busy_w =
+        board_power_w(m, f, Activity(at.tensor_busy, at.l2_traffic_tbps, at.dram_traffic_tbps), false, false);
+    const double kernel_ns = 2 * at.total_us * 1e3;
+    EXPECT_NEAR((busy_w * kernel_ns + m.power_idle_w * idle_ns) / (kernel_ns + idle_ns), 700, 0.5);
+    // A companion on zero inputs draws less than one on random data: a higher clock again.
+    LoopKernel cool = step;
+    cool.problem.zero_inputs = true;
+    EXPECT_GT(loop_clock_mhz(m, {step, cool}, idle_ns), f + 10);
+    // A short kernel between the spins: the average stays under the limit at the full clock.
+    const Plan small = plan_step(m, 7, "", Problem{1024, 1024, 1024});
+    EXPECT_DOUBLE_EQ(loop_clock_mhz(m, {{small.problem, small.candidate, small.ctas_per_sm}}, idle_ns), 2000);
+    // Without a power model, no clock.
+    EXPECT_EQ(loop_clock_mhz(h100_sxm(), {step}, idle_ns), 0);
+}
+
+// The planner's copy of the harness's spin per launch is the harness's: the loop's idle share
+// follows it.
+TEST(PowerModel, TheLoopsSpinIsTheHarnesss) {
+    std::ifstream in(std::string(LADDER_SOURCE_DIR) + "/common/harness/harness.cu");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    char expected[96];
+    std::snprintf(expected, sizeof expected, "constexpr long long kHostNsPerLaunch = %.0f;", kBenchHoldNsPerLaunch);
+    EXPECT_NE(text.find(expected), std::string::npos) << "harness.cu no longer has '" << expected << "'";
+}
+
 // The stores are predicated on C's bounds: a problem narrower than the tile stores only its
 // rows and columns, a wider one whole tiles; ping-pong exposes its second half's 64 rows.
 TEST(PlannerModel, TheEpilogueStoresWhatLiesInsideC) {
@@ -755,6 +839,86 @@ TEST(PlannerModel, TheEpilogueStoresWhatLiesInsideC) {
                 1e-6);
     EXPECT_NEAR(plan_step(m, 6, "pingpong", Problem{48, 4096, 4096}).prediction.epilogue_ns, 48.0 * 256 * 2 / share,
                 1e-6);
+}
+
+// Where the probe measured what one SM stores alone, a grid of few tiles stores at the
+// GPU-wide rate shared by the SMs that store at once, never faster than one SM alone; a full
+// wave keeps its share of the GPU-wide rate. Without the measurement: the share of all SMs.
+TEST(PlannerModel, FewSmsStoringShareTheGpusStoreRate) {
+    Machine m = h100_sxm();
+    const double all_share = m.store4_tbps * 1e3 / m.sm_count;  // 4.5 TB/s over 132 SMs: 34.1 B/ns
+    const Problem few{512, 512, 512};                            // 4 x 2 tiles of 128 x 256: 8 SMs store
+    const Prediction before = plan_step(m, 5, "", few).prediction;
+    ASSERT_EQ(before.active_sms, 8);
+    EXPECT_NEAR(before.epilogue_ns, 128.0 * 256 * 2 / all_share, 1e-6);
+    m.store4_one_sm_gbps = 100;  // below 4.5 TB/s / 8 = 562 B/ns: one SM's own rate caps it
+    const Prediction capped = plan_step(m, 5, "", few).prediction;
+    EXPECT_NEAR(capped.epilogue_ns, 128.0 * 256 * 2 / 100, 1e-6);
+    EXPECT_LT(capped.total_us, before.total_us);
+    m.store4_one_sm_gbps = 1000;  // above it: the 8 SMs share the GPU-wide rate
+    EXPECT_NEAR(plan_step(m, 5, "", few).prediction.epilogue_ns, 128.0 * 256 * 2 / (4500.0 / 8), 1e-6);
+    // A full wave: every SM stores, each its share, whatever one SM alone could do.
+    const Prediction full = plan_step(m, 5, "", k4096).prediction;
+    ASSERT_EQ(full.active_sms, m.sm_count);
+    EXPECT_NEAR(full.epilogue_ns, 128.0 * 256 * 2 / all_share, 1e-6);
+    // The machine file's keys, optional, read where present and refused outside their range.
+    std::ifstream in(kH100HandFile);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto with_key = [&](const std::string& value) {
+        return text.substr(0, text.rfind('}', text.rfind('}') - 1)) + ",\n    \"store4_one_sm_gbps\": {\"value\": " +
+               value + ", \"unit\": \"GB/s\", \"measured\": true}\n  }\n}\n";
+    };
+    Machine read = h100_sxm();
+    std::string error;
+    const std::string good = write_temp("store_machine.json", with_key("12.5"));
+    ASSERT_TRUE(read_machine_file(good, &read, &error)) << error;
+    EXPECT_DOUBLE_EQ(read.store4_one_sm_gbps, 12.5);
+    EXPECT_EQ(read.store16_one_sm_gbps, 0);
+    const std::string bad = write_temp("store_machine_bad.json", with_key("0"));
+    EXPECT_FALSE(read_machine_file(bad, &read, &error));
+    EXPECT_NE(error.find("\"store4_one_sm_gbps\" is 0; it must be a number from 0.001"), std::string::npos) << error;
+    std::remove(good.c_str());
+    std::remove(bad.c_str());
+    // Each step's store kind has its own: step 06's 16-byte stores ignore the 4-byte rate.
+    EXPECT_NEAR(plan_step(m, 6, "", few).prediction.epilogue_ns, 128.0 * 256 * 2 / (m.store16_tbps * 1e3 / 132),
+                1e-6);
+}
+
+// A run's inputs are not in the L2: where the probe measured a TMA load's latency from DRAM,
+// the grid's first fill waits that long instead of an L2 hit's, once per run.
+TEST(PlannerModel, TheFirstFillComesFromDram) {
+    Machine m = h100_sxm();
+    m.tma_dram_latency_ns = 900;
+    const double extra_ns = 900 - m.tma_latency_ns;
+    for (int step : {4, 5, 6, 7}) {
+        const Prediction warm = plan_step(h100_sxm(), step, "", k4096).prediction;
+        const Prediction cold = plan_step(m, step, "", k4096).prediction;
+        EXPECT_NEAR(cold.total_us - warm.total_us, extra_ns * 1e-3, 1e-9) << step;  // once, not per wave
+        EXPECT_DOUBLE_EQ(cold.kblock_ns, warm.kblock_ns) << step;
+    }
+    // A run bound by its compulsory DRAM reads waits for the first fill too.
+    const Problem narrow{64, 4096, 4096};
+    const Prediction warm = plan_step(h100_sxm(), 7, "", narrow).prediction;
+    ASSERT_EQ(warm.limiter, "DRAM bandwidth");
+    EXPECT_NEAR(plan_step(m, 7, "", narrow).prediction.total_us - warm.total_us, extra_ns * 1e-3, 1e-9);
+    // The machine file's key, optional.
+    std::ifstream in(kH100HandFile);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string path = write_temp(
+        "dram_latency_machine.json",
+        text.substr(0, text.rfind('}', text.rfind('}') - 1)) +
+            ",\n    \"tma_dram_latency_ns\": {\"value\": 812.5, \"unit\": \"ns\", \"measured\": true}\n  }\n}\n");
+    Machine read = h100_sxm();
+    std::string error;
+    ASSERT_TRUE(read_machine_file(path, &read, &error)) << error;
+    EXPECT_DOUBLE_EQ(read.tma_dram_latency_ns, 812.5);
+    std::remove(path.c_str());
+    Machine hand = h100_sxm();
+    ASSERT_TRUE(read_machine_file(kH100HandFile, &hand, &error)) << error;
+    EXPECT_EQ(hand.tma_dram_latency_ns, 0);
+    // cp.async (02) waits its own latency from the L2 on a warm first fill.
+    EXPECT_NEAR(plan_step(m, 2, "", k4096).prediction.total_us - plan_step(h100_sxm(), 2, "", k4096).prediction.total_us,
+                (900 - m.cp_async_latency_ns) * 1e-3, 1e-9);
 }
 
 // The memory traffic's term: W per TB/s from the L2 at f_max, scaled by (f / f_max)^2, and per

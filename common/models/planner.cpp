@@ -250,8 +250,13 @@ std::string describe(const Machine& m) {
                                   "measured it)\n"));
     if (m.dram_read_tbps > 0)
         out << format("              DRAM %.2f TB/s as a GEMM's TMA reads get it\n", m.dram_read_tbps);
+    if (m.tma_dram_latency_ns > 0)
+        out << format("              TMA latency from DRAM %.0f ns (a run's first fill)\n", m.tma_dram_latency_ns);
     out << format("              stores %.2f (16 B), %.2f (4 B), %.2f (TMA) TB/s; launch %.1f us\n", m.store16_tbps,
                   m.store4_tbps, m.tma_store_tbps, m.launch_us);
+    if (m.store16_one_sm_gbps > 0 || m.store4_one_sm_gbps > 0 || m.tma_store_one_sm_gbps > 0)
+        out << format("              one SM storing alone %.1f (16 B), %.1f (4 B), %.1f (TMA) GB/s\n",
+                      m.store16_one_sm_gbps, m.store4_one_sm_gbps, m.tma_store_one_sm_gbps);
     if (!m.not_measured.empty()) {
         out << "  not measured by ladder-probe:";
         for (const std::string& key : m.not_measured) out << " " << key;

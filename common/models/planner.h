@@ -59,12 +59,21 @@ struct Machine {
     double l2_tma_shared_loaded_tbps = 0;  // the same while every SM runs wgmma: a GEMM's feed (0: not measured)
     double l2_cp_async_tbps = 0;      // the same with 16-byte cp.async
     double tma_latency_ns = 0;        // one TMA load in flight, L2 hit, issue -> mbarrier complete
+    // The same from DRAM (lines no kernel touched since they left the L2): what a run's first
+    // fill waits for. 0 (a machine file written before ladder-probe measured it): an L2 hit's.
+    double tma_dram_latency_ns = 0;
     double tma_one_sm_gbps = 0;       // one SM alone loading with TMA (bytes per ns = GB/s)
     double cp_async_latency_ns = 0;   // one 16-byte cp.async in flight, L2 hit
     double mbarrier_round_trip_ns = 0;  // arrive + try_wait on one mbarrier
     double store16_tbps = 0;          // all SMs storing C with 16-byte st.global
     double store4_tbps = 0;           // the same with 4-byte stores
     double tma_store_tbps = 0;        // the same with TMA stores from shared memory
+    // One CTA on one SM storing alone, per store kind (GB/s = bytes per ns): what an SM's
+    // epilogue gets where few SMs store at once. 0 (a machine file written before ladder-probe
+    // measured them): every SM gets its share of the GPU-wide rate, as if all stored at once.
+    double store16_one_sm_gbps = 0;
+    double store4_one_sm_gbps = 0;
+    double tma_store_one_sm_gbps = 0;
     double launch_us = 0;             // one kernel launch back to back with the previous one
     // Costs no ladder-probe test measures yet, fitted on the H200 benchmark of the committed
     // code (results/h200/bench.csv), one number per variant over all 18 shapes; the same SM
@@ -194,6 +203,9 @@ struct Candidate {
     int smem_conflict_ways = 1;     // ldmatrix bank-conflict degree (8: an unswizzled 128-byte-row tile)
     bool gpu_fence_per_kblock = false;  // every k-block's release is a GPU-scope fence (07 cg, clusters)
     bool memcpy_async = false;      // 02's copies spelled cuda::memcpy_async into a thread-scope pipeline
+    // The TMA unit asks the L2 for 128-byte lines, not 256-byte pairs (07's every-shape maps
+    // where K % 64 != 0, tiles.cuh): a box row that straddles two lines costs two requests.
+    bool line_requests = false;
 };
 
 // From ladder::TileConfig (or anything with the same field names), without this header
@@ -205,6 +217,10 @@ Candidate to_candidate(const TileConfigLike& c, Structure s = Structure::WarpSpe
 
 // "128x256x64:4:2:1" (BMxBNxBK:stages:consumer warpgroups:cluster).
 std::string label(const Candidate& candidate);
+
+// 128-byte L2 lines one 128-byte row of a box touches on average, rows K x 2 bytes apart: 1
+// where 2K is a multiple of 128, else 2 - gcd(2K, 128) / 128 (K = 2056: 1.875).
+double line_requests_per_row(long long k);
 
 // ---- Prediction: time per k-block, per tile and in all --------------------------------------
 // Every term is nanoseconds on one SM; see predict() in planner_model.cpp and the
@@ -361,6 +377,26 @@ double clock_under_power_limit(const Machine& m, bool mma_sync, bool zero_inputs
     }
     return lo;
 }
+
+// The clock of a benchmark row (ladder-plan --compare). The harness times a step in a loop
+// (time_alternating, common/harness/harness.cu): every round launches the step and then cuBLAS
+// on the same problem, and every batch of rounds waits behind a one-thread kernel that spins
+// kBenchHoldNsPerLaunch per launch of the batch while the host enqueues it: 2 x that per round. The limiter
+// holds the board's power averaged over far longer than one batch, so what it holds under
+// the limit is a round's energy over a round's time: the GEMMs at their power, the spin at
+// power_idle_w (one thread on one SM). The clock where that average meets the limit is above
+// the clock of either GEMM run alone back to back wherever the spin is a sizable part of
+// the round (short kernels). One kernel of a round: the problem it computes, its launch.
+constexpr double kBenchHoldNsPerLaunch = 30000;  // harness.cu time_alternating: kHostNsPerLaunch
+struct LoopKernel {
+    Problem problem;
+    Candidate candidate;
+    int ctas_per_sm = 1;
+};
+// The clock under the power limit of a loop whose rounds run `kernels` one after the other
+// and then idle `idle_ns_per_round`; 0 without a power model. (With one kernel and no idle
+// time: predict()'s clock.)
+double loop_clock_mhz(const Machine& machine, const std::vector<LoopKernel>& kernels, double idle_ns_per_round);
 
 // The plan of step `number`'s own tile and loop structure (step_candidate) for `problem`:
 // what ladder-plan --step, the step executables and the CSV's predicted columns all show.

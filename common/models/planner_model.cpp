@@ -119,6 +119,9 @@ Candidate step07_launch(const Machine& machine, const std::string& variant, Prob
     c.bm = tile.rows, c.bn = tile.columns, c.consumer_warpgroups = tile.rows / 64;
     c.threads = (c.consumer_warpgroups + 1) * 128;
     c.stages = tile_choice::stages(tile);
+    // Its tensor maps ask for 128-byte L2 requests where K % 64 != 0 (tiles.cuh: with 256, a
+    // straddling row fetched twice the bytes the box takes).
+    c.line_requests = problem.k % 64 != 0;
     const long long cta_tiles = ceil_div(problem.m, c.bm) * ceil_div(problem.n, c.bn);
     if (!tile_choice::launches_clusters(cta_tiles, machine.sm_count, ceil_div(problem.m, c.bm), problem.k,
                                         c.cluster))
@@ -129,7 +132,9 @@ Candidate step07_launch(const Machine& machine, const std::string& variant, Prob
     const long long leftover = tiles % resident, k_blocks = ceil_div(problem.k, c.bk);
     // Few tiles with a long K: split-K in one wave (stream_k::split_count, the kernel's rule),
     // which the model counts as every tile cut into that many slices. The reduce kernel that
-    // follows is not modeled.
+    // follows (a programmatic dependent launch: its launch overlaps this grid's tail) is
+    // charged as a shared tile's fixup (predict(): every slice's fp32 partials stored, and
+    // read back one slice after another at the rate one SM loads), not as a kernel of its own.
     if (const int splits = stream_k::split_count(tiles, resident, k_blocks); splits > 1) {
         c.split_k = splits;
         return c;
@@ -162,6 +167,13 @@ Plan plan_step(const Machine& machine, int number, const std::string& variant, c
     Problem launched = problem;
     if (number == 7) c = step07_launch(machine, variant, &launched, c);
     return evaluate(machine, launched, c);
+}
+
+double line_requests_per_row(long long k) {
+    // Row r starts at r x 2K bytes: on a line boundary every 128 / gcd(2K, 128) rows.
+    long long a = 2 * k, b = 128;
+    while (b != 0) a %= b, std::swap(a, b);
+    return 2.0 - static_cast<double>(a) / 128.0;
 }
 
 // ---- predict(): one k-block, one tile, the grid ---------------------------------------------
@@ -272,8 +284,18 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
                      : m.l2_tma_shared_tbps > 0      ? m.l2_tma_shared_tbps
                                                      : m.l2_tma_tbps;
     if (c.structure == Structure::MmaSyncCpAsync && m.l2_cp_async_tbps > 0) l2_tbps = m.l2_cp_async_tbps;
+    // Rows of A and B are K x 2 bytes apart. Where that is not a multiple of the 128-byte L2
+    // line, a box's 128-byte row straddles two lines unless it happens to start on one
+    // (every 128 / gcd(2K, 128)-th row does), and with 128-byte requests (line_requests) the
+    // TMA unit and the L2 move both lines for it: what the SM requests (its A box and its
+    // slice of the cluster's B box) costs `lines` times its bytes, in the SM's TMA unit and in
+    // the L2; what multicast delivers into its shared memory from its peers' requests does
+    // not. With 256-byte requests the second line of a straddling row is the next k-block's,
+    // fetched once: no extra cost.
+    const double lines = c.line_requests ? line_requests_per_row(problem.k) : 1.0;
     auto feed = [&](double sms_loading) {  // ns for one k-block's bytes
-        return std::max(bytes / m.tma_one_sm_gbps, l2_bytes / (l2_tbps * 1e3 / sms_loading));
+        return std::max(std::max(bytes, lines * l2_bytes) / m.tma_one_sm_gbps,
+                        lines * l2_bytes / (l2_tbps * 1e3 / sms_loading));
     };
     r.feed_ns = feed(r.active_sms);
     const double latency = c.structure == Structure::MmaSyncCpAsync && m.cp_async_latency_ns > 0
@@ -313,10 +335,15 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
     // rate is the SM's share of the GPU-wide store bandwidth of the way the step stores C:
     // bf16 pairs straight from the accumulators (02-05), 16-byte rows staged through shared
     // memory (06), TMA stores (07).
-    double store_tbps = m.store4_tbps;
-    if (c.structure == Structure::WarpSpecialized) store_tbps = m.store16_tbps;
-    if (c.structure == Structure::Persistent) store_tbps = m.tma_store_tbps;
-    const double store_share = store_tbps * 1e3 / m.sm_count;  // bytes per ns
+    double store_tbps = m.store4_tbps, store_one_sm = m.store4_one_sm_gbps;
+    if (c.structure == Structure::WarpSpecialized) store_tbps = m.store16_tbps, store_one_sm = m.store16_one_sm_gbps;
+    if (c.structure == Structure::Persistent) store_tbps = m.tma_store_tbps, store_one_sm = m.tma_store_one_sm_gbps;
+    // The GPU-wide store rate is shared by the SMs storing at once: all of them in a full
+    // wave, only the busiest wave's SMs in a grid of few tiles, never more than one SM takes
+    // alone (where the probe measured that; else as if every SM stored).
+    const double store_share = store_one_sm > 0
+                                   ? std::min(store_one_sm, store_tbps * 1e3 / std::max(1, r.active_sms))
+                                   : store_tbps * 1e3 / m.sm_count;  // bytes per ns
     // The stores of a tile are predicated on C's bounds (a TMA store clips its box): a problem
     // narrower than the tile stores only its rows and columns, on every SM, so its busiest
     // SM's epilogue writes min(BM, M) x min(BN, N) elements. Wider problems have whole tiles.
@@ -349,16 +376,21 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
     // behind the epilogue, so its busiest SM runs ceil(units / SMs) loops and epilogues
     // (after its full_rounds whole tiles, when the last wave is shared).
     r.launch_ns = m.launch_us * 1e3;
+    // The first fill of the grid comes from DRAM: a run's inputs are not in the L2 (the
+    // benchmark cycles input sets three times the L2's size). Where the probe measured a TMA
+    // load's latency from DRAM, the first fill waits that long instead of an L2 hit's; the
+    // later fills find most of their lines in the L2, or are hidden behind the ring.
+    const double cold_ns = m.tma_dram_latency_ns > latency ? m.tma_dram_latency_ns - latency : 0.0;
     if (c.structure == Structure::Persistent) {
         r.rounds = full_rounds + ceil_div(units, grid_sms);
         r.tile_ns = loop_ns + r.epilogue_ns;
         const double whole_tile_ns = full_k_blocks * r.kblock_ns + (store_tbps > 0 ? c_bytes / store_share : 0);
-        r.total_us = (r.launch_ns + r.prologue_ns + full_rounds * whole_tile_ns +
+        r.total_us = (r.launch_ns + cold_ns + r.prologue_ns + full_rounds * whole_tile_ns +
                       ceil_div(units, grid_sms) * r.tile_ns) * 1e-3;
     } else {
         r.rounds = ceil_div(units, slots);
         r.tile_ns = r.prologue_ns + loop_ns + r.epilogue_ns;
-        r.total_us = (r.launch_ns + r.rounds * r.tile_ns) * 1e-3;
+        r.total_us = (r.launch_ns + cold_ns + r.rounds * r.tile_ns) * 1e-3;
     }
     // Compulsory DRAM traffic sets a floor: A and B are read once, while the k-loops run, so
     // the loops take at least that long; the first fill comes before them and the last
@@ -367,26 +399,31 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
                  K = static_cast<double>(problem.k);
     double dram_bytes = (M * K + N * K) * kBytesPerElement;
     // A grid of one CTA per tile launches its tiles in order, one dimension fastest (02-05:
-    // along N, 06: along M), so each wave sweeps the fast dimension's operand. Where that
-    // operand is larger than the L2, the previous wave's tiles of it are gone by the time
-    // the next wave reads them: every wave reads its own from DRAM.
+    // along N, 06: along M): a tile of the fast dimension's operand is read again by the CTA
+    // F = (its tiles) launches later, the next row (column) of tiles. In between, the grid
+    // moves through the L2 F / slots of what it moves per round of slots CTAs: the fast
+    // operand's tiles in flight, the other operand's tiles of the rows those span, and the
+    // C tiles written. Where that reuse distance exceeds the L2, the tile is gone by then
+    // and every CTA reads its fast-operand tile from DRAM (the other operand's tiles, reused
+    // by the next CTA, stay); else the fast operand comes from DRAM once.
     if (c.structure != Structure::Persistent && m.l2_bytes > 0 && r.rounds > 1) {
         const bool n_fastest = c.structure != Structure::WarpSpecialized && !pingpong;
-        const double fast_rows = n_fastest ? N : M;
         const long long fast_tiles = n_fastest ? ceil_div(problem.n, c.bn) : tiles_m;
         const double fast_tile = (n_fastest ? c.bn : c.bm) * K * kBytesPerElement;
         const double slow_tile = (n_fastest ? c.bm : c.bn) * K * kBytesPerElement;
-        if (fast_rows * K * kBytesPerElement > static_cast<double>(m.l2_bytes)) {
-            const double per_wave = std::min<double>(fast_tiles, slots) * fast_tile +
-                                    (ceil_div(slots, fast_tiles) + 1) * slow_tile;
-            dram_bytes = std::max(dram_bytes, r.rounds * per_wave);
-        }
+        const double c_tile = static_cast<double>(c.bm) * c.bn * kBytesPerElement;
+        const double per_round = std::min<double>(fast_tiles, slots) * fast_tile +
+                                 (ceil_div(slots, fast_tiles) + 1) * slow_tile + slots * c_tile;
+        const double reuse_bytes = static_cast<double>(fast_tiles) / slots * per_round;
+        if (reuse_bytes > static_cast<double>(m.l2_bytes))
+            dram_bytes = std::max(dram_bytes, static_cast<double>(tiles) * fast_tile + (n_fastest ? M : N) * K *
+                                                                                           kBytesPerElement);
     }
     // At the rate a GEMM's reads get from DRAM where the probe measured it: rows of A and B
     // 2 x K bytes apart, 128 bytes of each per box, do not stream as a copy does.
     const double dram_read_tbps = m.dram_read_tbps > 0 ? m.dram_read_tbps : m.dram_tbps;
     r.dram_ns = dram_read_tbps > 0 ? dram_bytes / (dram_read_tbps * 1e3) : 0;
-    const double dram_floor_ns = r.launch_ns + r.prologue_ns + r.dram_ns + r.epilogue_ns;
+    const double dram_floor_ns = r.launch_ns + cold_ns + r.prologue_ns + r.dram_ns + r.epilogue_ns;
     const bool dram_bound = dram_floor_ns > r.total_us * 1e3;
     if (dram_bound) r.total_us = dram_floor_ns * 1e-3;
     r.tflops = 2.0 * M * N * K / (r.total_us * 1e-6) * 1e-12;
@@ -420,7 +457,7 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
     // The memory traffic over the run, which draws power too: every k-block's stage read from
     // the L2 (a multicast B slab once per cluster: the L2 reads it once, the crossbar carries
     // it once to the cluster's GPC), and the DRAM reads above plus C written once.
-    const double l2_stage_bytes = (a_rows + b_rows / std::max(1, c.cluster)) * c.bk * kBytesPerElement;
+    const double l2_stage_bytes = lines * (a_rows + b_rows / std::max(1, c.cluster)) * c.bk * kBytesPerElement;
     r.l2_traffic_tbps = static_cast<double>(tiles) * tile_k_blocks * l2_stage_bytes / (r.total_us * 1e6);
     r.dram_traffic_tbps = (dram_bytes + M * N * kBytesPerElement) / (r.total_us * 1e6);
     r.valid = true;
@@ -444,6 +481,32 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     r.power_limited = clock < m.sm_clock_max_mhz;
     r.power_w = board_power_w(m, clock, activity(r), mma_sync, problem.zero_inputs);
     return r;
+}
+
+double loop_clock_mhz(const Machine& m, const std::vector<LoopKernel>& kernels, double idle_ns_per_round) {
+    if (!has_power_model(m) || kernels.empty()) return 0;
+    // A round's energy over its time at clock f: each kernel's time and power from the time
+    // model at f (a memory-bound kernel's time does not follow f), the idle part at P_idle.
+    auto average_power = [&](double f) {
+        double joules = m.power_idle_w * idle_ns_per_round, ns = idle_ns_per_round;
+        for (const LoopKernel& k : kernels) {
+            const Prediction r = predict_at(m, k.problem, k.candidate, k.ctas_per_sm, f);
+            if (!r.valid) continue;
+            const Activity a(r.tensor_busy, r.l2_traffic_tbps, r.dram_traffic_tbps);
+            joules += board_power_w(m, f, a, uses_mma_sync(k.candidate.structure), k.problem.zero_inputs) *
+                      r.total_us * 1e3;
+            ns += r.total_us * 1e3;
+        }
+        return ns > 0 ? joules / ns : 0.0;
+    };
+    const double top = m.sm_clock_max_mhz;
+    if (average_power(top) <= m.power_limit_w) return top;
+    double lo = 0.2 * top, hi = top;  // as clock_under_power_limit
+    for (int i = 0; i < 40; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (average_power(mid) > m.power_limit_w ? hi : lo) = mid;
+    }
+    return lo;
 }
 
 bool has_memory_power(const Machine& m) { return m.power_l2_w_per_tbps > 0 || m.power_dram_w_per_tbps > 0; }
@@ -587,11 +650,15 @@ bool read_machine_file(const std::string& path, Machine* machine, std::string* e
         {"l2_cp_async_tbps", &m.l2_cp_async_tbps, true, 1e-3, kTbps},
         {"tma_latency_ns", &m.tma_latency_ns, true, 1e-3, kNs},
         {"tma_one_sm_gbps", &m.tma_one_sm_gbps, true, 1e-3, 1e6},
+        {"tma_dram_latency_ns", &m.tma_dram_latency_ns, false, 1e-3, kNs},
         {"cp_async_latency_ns", &m.cp_async_latency_ns, true, 1e-3, kNs},
         {"mbarrier_round_trip_ns", &m.mbarrier_round_trip_ns, true, 1e-3, kNs},
         {"store16_tbps", &m.store16_tbps, true, 1e-3, kTbps},
         {"store4_tbps", &m.store4_tbps, true, 1e-3, kTbps},
         {"tma_store_tbps", &m.tma_store_tbps, true, 1e-3, kTbps},
+        {"store16_one_sm_gbps", &m.store16_one_sm_gbps, false, 1e-3, 1e6},
+        {"store4_one_sm_gbps", &m.store4_one_sm_gbps, false, 1e-3, 1e6},
+        {"tma_store_one_sm_gbps", &m.tma_store_one_sm_gbps, false, 1e-3, 1e6},
         {"launch_us", &m.launch_us, true, 1e-3, 1e6},
         {"tma_request_ns", &m.tma_request_ns, false, 1e-3, kNs},
         {"gpu_fence_ns", &m.gpu_fence_ns, false, 1e-3, kNs},

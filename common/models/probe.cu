@@ -37,6 +37,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "planner.h"
@@ -552,6 +553,30 @@ __global__ void latencies(const __grid_constant__ CUtensorMap small_map, const u
         mbarrier[i] = clock64() - t0;
     }
     out[0] = sum;  // latencies_expected()
+}
+
+// One TMA box of a matrix whose rows lie 8 KiB apart (a GEMM operand with K = 4096), from
+// lines no kernel has touched since they left the L2: sample i loads the 8 x 64 box at row
+// i x kDramLatencyRowStep, each in its own stretch of the matrix, so each comes from DRAM.
+// What the first fill of a GEMM waits for: a benchmark's inputs are never in the L2.
+constexpr int kDramLatencyRowStep = 1024;  // 8 MiB apart
+__global__ void dram_latency(const __grid_constant__ CUtensorMap map, long long* tma, uint32_t* out) {
+    __shared__ __align__(1024) uint8_t box[8 * 128];
+    __shared__ uint64_t bar;
+    if (threadIdx.x != 0) return;
+    cuda::ptx::mbarrier_init(&bar, 1);
+    cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+    uint32_t sum = 0;
+    for (int i = 0; i < kLatencySamples; ++i) {
+        const long long t0 = clock64();
+        arrive_expect_tx(&bar, 8 * 128);
+        tma_load_2d(box, &map, 0, i * kDramLatencyRowStep, &bar);
+        wait_barrier(&bar, static_cast<uint32_t>(i & 1), "probe DRAM latency");
+        const long long t1 = clock64();
+        sum += *reinterpret_cast<volatile uint32_t*>(box + 4 * (i % 32));
+        tma[i] = t1 - t0;
+    }
+    out[0] = sum;  // kLatencySamples x the fill word
 }
 
 uint32_t latencies_expected() {
@@ -1244,6 +1269,37 @@ int main(int argc, char** argv) {
         constants.push_back({"mbarrier_round_trip_ns", ns(b), "ns",
                              std::string("mbarrier.arrive then try_wait.parity on the phase it completes, median of 64") + at});
         std::printf("  latency     TMA %.0f ns, cp.async %.0f ns, mbarrier round trip %.0f ns\n", ns(t), ns(c), ns(b));
+        // From DRAM: a 1 GiB matrix of 8 KiB rows, filled, then 64 MiB written after it so
+        // that none of the sampled lines (in its first 512 MiB) is still in the L2.
+        {
+            const size_t matrix_bytes = size_t{1} << 30, flush_bytes = size_t{64} << 20;
+            const uint64_t rows = matrix_bytes / 8192;
+            uint8_t *matrix = nullptr, *flush = nullptr;
+            CHECK(cudaMalloc(&matrix, matrix_bytes));
+            CHECK(cudaMalloc(&flush, flush_bytes));
+            CHECK(cudaMemset(matrix, 0x01, matrix_bytes));
+            CHECK(cudaMemset(flush, 0, flush_bytes));
+            CUtensorMap dram_map;
+            CHECK(ladder::make_tensor_map_2d(&dram_map, matrix, rows, 4096, 8, 64, CU_TENSOR_MAP_SWIZZLE_128B,
+                                             "ladder-probe"));
+            dram_latency<<<1, 32>>>(dram_map, tma, uout);
+            CHECK(cudaGetLastError());
+            CHECK(cudaDeviceSynchronize());
+            std::vector<long long> d(kLatencySamples);
+            CHECK(cudaMemcpy(d.data(), tma, d.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+            CHECK(cudaMemcpy(hu.data(), uout, sizeof(uint32_t), cudaMemcpyDeviceToHost));
+            require(hu[0] == static_cast<uint32_t>(kLatencySamples) * 0x01010101u, "DRAM latency checksum");
+            // A DRAM access takes longer than an L2 hit: a sample that came back as fast came
+            // from the L2, and the matrix was not flushed.
+            require_at_least(cycles(d), cycles(t), "TMA latency from DRAM (cycles)", "the TMA latency of an L2 hit");
+            constants.push_back({"tma_dram_latency_ns", ns(d), "ns",
+                                 std::string("one 1 KiB TMA load (8x64 bf16 box, rows 8 KiB apart) of lines no kernel "
+                                             "touched since they left the L2 (each 8 MiB from the last): issue to "
+                                             "mbarrier complete, median of 64, clock64") + at});
+            std::printf("  latency     TMA from DRAM %.0f ns\n", ns(d));
+            CHECK(cudaFree(matrix));
+            CHECK(cudaFree(flush));
+        }
         CHECK(cudaFree(tma));
         CHECK(cudaFree(cp));
         CHECK(cudaFree(bar));
@@ -1286,13 +1342,44 @@ int main(int argc, char** argv) {
                         "an SM moves at most 128 bytes per clock");
         require_at_most(tbt / tb_per_sm_clock, kSmBytesPerClock * slack, "TMA store bytes/clock/SM",
                         "an SM moves at most 128 bytes per clock");
+        // One SM storing alone (one CTA, a 4 MiB slice written 4 times): what an epilogue gets
+        // where few SMs store at once, a grid of few tiles, rather than its share of the above.
+        const long long one16 = (4LL << 20) / 16, one4 = (4LL << 20) / 4 / 256 * 256;
+        const int one_rows = (4 << 20) / 128 / kStoreBoxRows * kStoreBoxRows;
+        CHECK(cudaMemset(dst, 0, bytes));
+        const float one_ms16 = time_ms([&] { store16<<<1, 256>>>(reinterpret_cast<uint4*>(dst), one16, reps); });
+        verify(static_cast<size_t>(one16) * 4, "16-byte stores, one SM");
+        CHECK(cudaMemset(dst, 0, bytes));
+        const float one_ms4 = time_ms([&] { store4<<<1, 256>>>(dst, one4, reps); });
+        verify(static_cast<size_t>(one4), "4-byte stores, one SM");
+        CHECK(cudaMemset(dst, 0, bytes));
+        const float one_ms_tma = time_ms([&] { tma_store<<<1, 128>>>(store_map, one_rows, reps); });
+        verify(static_cast<size_t>(one_rows) * 32, "TMA stores, one SM");
+        const double one_gb16 = static_cast<double>(one16) * 16 * reps / (one_ms16 * 1e-3) * 1e-9;
+        const double one_gb4 = static_cast<double>(one4) * 4 * reps / (one_ms4 * 1e-3) * 1e-9;
+        const double one_gbt = static_cast<double>(one_rows) * 128 * reps / (one_ms_tma * 1e-3) * 1e-9;
+        const double gb_per_clock = peak_mhz * 1e6 * 1e-9;  // GB/s per byte per clock, at the peak clock
+        for (const auto& [gbps, what] : {std::pair<double, const char*>{one_gb16, "16-byte store bytes/clock, one SM"},
+                                         {one_gb4, "4-byte store bytes/clock, one SM"},
+                                         {one_gbt, "TMA store bytes/clock, one SM"}})
+            require_at_most(gbps / gb_per_clock, kSmBytesPerClock * slack, what, "an SM moves at most 128 bytes per clock");
         constants.push_back({"store16_tbps", tb16, "TB/s", "16-byte st.global, 2 CTAs of 256 threads per SM, each "
                                                           "writing its slice of 48 MiB 4 times, best of 3"});
         constants.push_back({"store4_tbps", tb4, "TB/s", "4-byte stores in the mma/wgmma accumulator layout (a warp "
                                                         "writes 8 rows x 16 bytes), otherwise as store16_tbps"});
         constants.push_back({"tma_store_tbps", tbt, "TB/s", "TMA stores of 128x64 bf16 boxes from shared memory, one "
                                                            "CTA per SM, bulk groups, otherwise as store16_tbps"});
-        std::printf("  stores      16-byte %.2f TB/s, 4-byte %.2f TB/s, TMA %.2f TB/s\n", tb16, tb4, tbt);
+        constants.push_back({"store16_one_sm_gbps", one_gb16, "GB/s (bytes/ns)",
+                             "16-byte st.global, one CTA of 256 threads on one SM writing a 4 MiB slice 4 times, "
+                             "best of 3"});
+        constants.push_back({"store4_one_sm_gbps", one_gb4, "GB/s (bytes/ns)",
+                             "4-byte stores in the accumulator layout, otherwise as store16_one_sm_gbps"});
+        constants.push_back({"tma_store_one_sm_gbps", one_gbt, "GB/s (bytes/ns)",
+                             "TMA stores of 128x64 bf16 boxes, one CTA of 128 threads on one SM, otherwise as "
+                             "store16_one_sm_gbps"});
+        std::printf("  stores      16-byte %.2f TB/s, 4-byte %.2f TB/s, TMA %.2f TB/s; one SM alone %.1f, %.1f, %.1f "
+                    "GB/s\n",
+                    tb16, tb4, tbt, one_gb16, one_gb4, one_gbt);
         CHECK(cudaFree(dst));
     }
 
