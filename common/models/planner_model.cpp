@@ -357,7 +357,22 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
         !pingpong ? c_bytes
                   : (halves == 1 ? stored_rows : std::min(c.bm / 2.0, stored_rows - c.bm / 2.0)) * stored_columns *
                         kBytesPerElement;
-    r.epilogue_ns = store_tbps > 0 ? exposed_bytes * ctas_per_sm / store_share : 0;
+    // 06 and 07 stage C through shared memory before it leaves the SM: each consumer writes
+    // its bf16 piece of the whole tile there (the ring, or 07's C buffer) from the
+    // accumulators, and 06 reads it back as 16-byte rows; 07's TMA store reads it itself, as
+    // it stores. The consumers wait at a barrier between the two passes, so the pass through
+    // the SM's shared-memory pipe (ldmatrix_bytes_per_clk, the same pipe) comes before the
+    // stores, not beside them: in a grid of few tiles, where each SM stores alone at its
+    // own rate, that is a third of the epilogue.
+    const double tile_bytes = static_cast<double>(c.bm) * c.bn * kBytesPerElement;
+    auto staging_ns = [&](double stored) {
+        if (m.ldmatrix_bytes_per_clk <= 0) return 0.0;
+        if (c.structure == Structure::WarpSpecialized) return (tile_bytes + stored) / m.ldmatrix_bytes_per_clk / ghz;
+        if (c.structure == Structure::Persistent) return tile_bytes / m.ldmatrix_bytes_per_clk / ghz;
+        return 0.0;
+    };
+    r.epilogue_ns = store_tbps > 0 ? exposed_bytes * ctas_per_sm / store_share + staging_ns(exposed_bytes) * ctas_per_sm
+                                   : 0;
     if (partials_read > 0) {
         // A shared tile (07's stream-K, or split-K): every holder but the owner writes its
         // fp32 partial tile with 16-byte stores, all SMs at once; then the owner reads the
@@ -384,7 +399,8 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
     if (c.structure == Structure::Persistent) {
         r.rounds = full_rounds + ceil_div(units, grid_sms);
         r.tile_ns = loop_ns + r.epilogue_ns;
-        const double whole_tile_ns = full_k_blocks * r.kblock_ns + (store_tbps > 0 ? c_bytes / store_share : 0);
+        const double whole_tile_ns =
+            full_k_blocks * r.kblock_ns + (store_tbps > 0 ? c_bytes / store_share + staging_ns(c_bytes) : 0);
         r.total_us = (r.launch_ns + cold_ns + r.prologue_ns + full_rounds * whole_tile_ns +
                       ceil_div(units, grid_sms) * r.tile_ns) * 1e-3;
     } else {
