@@ -401,8 +401,7 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
     if (c.structure == Structure::Persistent) {
         r.rounds = full_rounds + ceil_div(units, grid_sms);
         r.tile_ns = loop_ns + r.epilogue_ns;
-        const double whole_tile_ns =
-            full_k_blocks * r.kblock_ns + store_ns(c_bytes);
+        const double whole_tile_ns = full_k_blocks * r.kblock_ns + store_ns(c_bytes);
         r.total_us = (r.launch_ns + cold_ns + r.prologue_ns + full_rounds * whole_tile_ns +
                       ceil_div(units, grid_sms) * r.tile_ns) * 1e-3;
     } else {
