@@ -884,6 +884,48 @@ TEST(PlannerModel, FewSmsStoringShareTheGpusStoreRate) {
                 1e-6);
 }
 
+// 06 and 07 stage C through shared memory: the consumers write the tile there from the
+// accumulators, wait at a barrier, then 06 reads it back as 16-byte rows and 07's TMA store
+// reads it as it stores. Where each SM stores at its own rate (few SMs store), the pass
+// through the shared-memory pipe comes before its stores: 06 pays the tile's bytes twice at
+// ldmatrix_bytes_per_clk, 07 once; 05 and 06's ping-pong store straight from the
+// accumulators and pay none.
+TEST(PlannerModel, StagedEpiloguesPassThroughSharedMemoryFirst) {
+    Machine m = h100_sxm();
+    m.store4_one_sm_gbps = m.store16_one_sm_gbps = m.tma_store_one_sm_gbps = 50;  // one SM's cap binds
+    const Problem few{512, 512, 512};                                            // 8 tiles, 8 SMs store
+    const double c_bytes = 128.0 * 256 * 2;
+    auto pipe_ns = [&](const Prediction& p, double bytes) {
+        return bytes / m.ldmatrix_bytes_per_clk / (p.clock_mhz * 1e-3);
+    };
+    const Prediction p05 = plan_step(m, 5, "", few).prediction;
+    EXPECT_NEAR(p05.epilogue_ns, c_bytes / 50, 1e-6);
+    const Prediction p06 = plan_step(m, 6, "", few).prediction;
+    EXPECT_NEAR(p06.epilogue_ns, c_bytes / 50 + pipe_ns(p06, 2 * c_bytes), 1e-6);
+    const Prediction lesson = plan_step(m, 7, "lesson", few).prediction;
+    EXPECT_NEAR(lesson.epilogue_ns, c_bytes / 50 + pipe_ns(lesson, c_bytes), 1e-6);
+    const Prediction pingpong = plan_step(m, 6, "pingpong", few).prediction;
+    EXPECT_NEAR(pingpong.epilogue_ns, 64.0 * 256 * 2 / 50, 1e-6);
+    // A slower shared-memory pipe lengthens the staged epilogues only.
+    Machine slow = m;
+    slow.ldmatrix_bytes_per_clk = m.ldmatrix_bytes_per_clk / 2;
+    EXPECT_GT(plan_step(slow, 6, "", few).prediction.epilogue_ns, p06.epilogue_ns + pipe_ns(p06, 2 * c_bytes) * 0.99);
+    EXPECT_DOUBLE_EQ(plan_step(slow, 5, "", few).prediction.epilogue_ns, p05.epilogue_ns);
+    // A full wave: every SM stores, and the GPU's rate shared by all of them is the longer
+    // time; one SM's staging runs while the others' stores keep that rate busy.
+    const Prediction full = plan_step(m, 6, "", k4096).prediction;
+    ASSERT_EQ(full.active_sms, m.sm_count);
+    const double gpu_ns = c_bytes / (m.store16_tbps * 1e3 / m.sm_count);
+    ASSERT_GT(gpu_ns, c_bytes / 50 + pipe_ns(full, 2 * c_bytes));
+    EXPECT_NEAR(full.epilogue_ns, gpu_ns, 1e-6);
+    // Without the one-SM rate (a machine file from before the probe measured it), every
+    // epilogue is the share of all SMs, as before, staged or not.
+    Machine old = h100_sxm();
+    old.store16_one_sm_gbps = 0;
+    EXPECT_NEAR(plan_step(old, 6, "", few).prediction.epilogue_ns, c_bytes / (old.store16_tbps * 1e3 / old.sm_count),
+                1e-6);
+}
+
 // A run's inputs are not in the L2: where the probe measured a TMA load's latency from DRAM,
 // the grid's first fill waits that long instead of an L2 hit's, once per run.
 TEST(PlannerModel, TheFirstFillComesFromDram) {

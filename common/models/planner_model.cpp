@@ -338,12 +338,6 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
     double store_tbps = m.store4_tbps, store_one_sm = m.store4_one_sm_gbps;
     if (c.structure == Structure::WarpSpecialized) store_tbps = m.store16_tbps, store_one_sm = m.store16_one_sm_gbps;
     if (c.structure == Structure::Persistent) store_tbps = m.tma_store_tbps, store_one_sm = m.tma_store_one_sm_gbps;
-    // The GPU-wide store rate is shared by the SMs storing at once: all of them in a full
-    // wave, only the busiest wave's SMs in a grid of few tiles, never more than one SM takes
-    // alone (where the probe measured that; else as if every SM stored).
-    const double store_share = store_one_sm > 0
-                                   ? std::min(store_one_sm, store_tbps * 1e3 / std::max(1, r.active_sms))
-                                   : store_tbps * 1e3 / m.sm_count;  // bytes per ns
     // The stores of a tile are predicated on C's bounds (a TMA store clips its box): a problem
     // narrower than the tile stores only its rows and columns, on every SM, so its busiest
     // SM's epilogue writes min(BM, M) x min(BN, N) elements. Wider problems have whole tiles.
@@ -357,7 +351,30 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
         !pingpong ? c_bytes
                   : (halves == 1 ? stored_rows : std::min(c.bm / 2.0, stored_rows - c.bm / 2.0)) * stored_columns *
                         kBytesPerElement;
-    r.epilogue_ns = store_tbps > 0 ? exposed_bytes * ctas_per_sm / store_share : 0;
+    // An epilogue takes the longer of two times. The GPU's: its store rate is shared by the
+    // SMs storing at once, all of them in a full wave, only the busiest wave's in a grid of
+    // few tiles (where the probe measured what one SM stores alone; else as if every SM
+    // stored). The SM's own, where the probe measured it: 06 and 07 first stage C in shared
+    // memory, each consumer writing its bf16 piece of the tile there from the accumulators
+    // and waiting at a barrier, then 06 reads it back as 16-byte rows and 07's TMA store
+    // reads it as it stores; that pass through the SM's shared-memory pipe
+    // (ldmatrix_bytes_per_clk: the tile's bytes twice in 06, once in 07) comes before the
+    // SM's stores, which go at most at the rate one SM stores alone. Where many SMs store,
+    // the GPU's rate is the longer: while one SM stages, the others' stores keep it busy.
+    // Where few do, each SM's own time is: staging is a third of 06's epilogue at 512^3.
+    const double tile_bytes = static_cast<double>(c.bm) * c.bn * kBytesPerElement;
+    auto store_ns = [&](double stored) {
+        if (store_tbps <= 0) return 0.0;
+        if (store_one_sm <= 0) return stored / (store_tbps * 1e3 / m.sm_count);
+        const double gpu_ns = stored / (store_tbps * 1e3 / std::max(1, r.active_sms));
+        double staging_ns = 0;
+        if (m.ldmatrix_bytes_per_clk > 0 && c.structure == Structure::WarpSpecialized)
+            staging_ns = (tile_bytes + stored) / m.ldmatrix_bytes_per_clk / ghz;
+        if (m.ldmatrix_bytes_per_clk > 0 && c.structure == Structure::Persistent)
+            staging_ns = tile_bytes / m.ldmatrix_bytes_per_clk / ghz;
+        return std::max(gpu_ns, stored / store_one_sm + staging_ns);
+    };
+    r.epilogue_ns = ctas_per_sm * store_ns(exposed_bytes);
     if (partials_read > 0) {
         // A shared tile (07's stream-K, or split-K): every holder but the owner writes its
         // fp32 partial tile with 16-byte stores, all SMs at once; then the owner reads the
@@ -384,7 +401,7 @@ Prediction predict_at(const Machine& m, const Problem& problem, const Candidate&
     if (c.structure == Structure::Persistent) {
         r.rounds = full_rounds + ceil_div(units, grid_sms);
         r.tile_ns = loop_ns + r.epilogue_ns;
-        const double whole_tile_ns = full_k_blocks * r.kblock_ns + (store_tbps > 0 ? c_bytes / store_share : 0);
+        const double whole_tile_ns = full_k_blocks * r.kblock_ns + store_ns(c_bytes);
         r.total_us = (r.launch_ns + cold_ns + r.prologue_ns + full_rounds * whole_tile_ns +
                       ceil_div(units, grid_sms) * r.tile_ns) * 1e-3;
     } else {
