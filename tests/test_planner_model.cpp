@@ -366,6 +366,25 @@ TEST(TileChoice, AShortKNeverTakes128x224) {
     EXPECT_EQ(tile(1646, 2048, 2048), "128x224");  // 32 k-blocks: 128x224 keeps its place
 }
 
+// The planner evaluates a ping-pong problem's tile but gives no time: it has no model of that
+// schedule (common/models/README.md), and says so instead of printing a cooperative number.
+TEST(PlannerModel, PingPongOfStep07IsNotModeled) {
+    const Plan pp = step_plan(7, "", Problem{2304, 4608, 512});
+    EXPECT_TRUE(pp.candidate.pingpong);
+    EXPECT_TRUE(pp.fits);
+    EXPECT_FALSE(pp.modeled);
+    EXPECT_FALSE(pp.prediction.valid);
+    EXPECT_NE(one_line(pp).find("not modeled"), std::string::npos);
+    const Plan forced = step_plan(7, "tile128x128", Problem{4096, 4096, 4096});
+    EXPECT_TRUE(forced.candidate.pingpong);
+    EXPECT_FALSE(forced.prediction.valid);
+    // The cooperative tiles around it keep their prediction.
+    const Plan wide = step_plan(7, "", Problem{4096, 4096, 512});
+    EXPECT_FALSE(wide.candidate.pingpong);
+    EXPECT_TRUE(wide.prediction.valid);
+    EXPECT_TRUE(step_plan(7, "tile128x256", Problem{2304, 4608, 512}).prediction.valid);
+}
+
 // Ping-pong (tile_choice.h, pingpong_schedule): 128x128 tiles, at least 1.5 waves of them, no
 // stream-K, no split-K, no clusters; a short K over many tiles takes it in place of a wider tile.
 TEST(TileChoice, PingPongWhereItsEpiloguesHideAndNowhereElse) {

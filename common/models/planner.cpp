@@ -589,7 +589,7 @@ std::string explain(const Plan& p) {
                       p.upper_bound_tflops, 100.0 * p.upper_bound_tflops / m.dense_bf16_tflops,
                       m.dense_bf16_tflops, p.limiter.c_str());
     } else {
-        out << "  upper bound   n/a: " << p.limiter << "\n";
+        out << "  upper bound   n/a, not modeled: " << p.limiter << "\n";
     }
     if (p.prediction.valid) {
         const Prediction& r = p.prediction;
@@ -627,7 +627,8 @@ std::string one_line(const Plan& p) {
     std::string head = format("plan: %s x%d stages %.0f KiB, %s", tile.c_str(), c.stages,
                               kib(p.smem_total_bytes), regs.c_str());
     if (!p.fits) return head + ": " + p.limiter;
-    if (!p.modeled) return head + ": " + p.limiter;
+    if (!p.modeled)
+        return head + (p.limiter.rfind("not modeled", 0) == 0 ? ": " : ": not modeled: ") + p.limiter;
     if (!p.prediction.valid)
         return head + format(", %lld tiles = %.2f waves (%.0f%%), <= %.0f TFLOP/s (%s)", p.tiles, p.waves,
                              100.0 * p.wave_efficiency, p.upper_bound_tflops, p.limiter.c_str());

@@ -206,6 +206,10 @@ struct Candidate {
     // The TMA unit asks the L2 for 128-byte lines, not 256-byte pairs (07's every-shape maps
     // where K % 64 != 0, tiles.cuh): a box row that straddles two lines costs two requests.
     bool line_requests = false;
+    // 07's every-shape kernel in ping-pong (tile_choice::pingpong): each consumer warpgroup
+    // on a whole tile of its own, one's epilogue under the other's main loop. Outside the
+    // model: such a problem is "not modeled".
+    bool pingpong = false;
 };
 
 // From ladder::TileConfig (or anything with the same field names), without this header

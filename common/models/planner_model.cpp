@@ -115,7 +115,13 @@ Candidate step07_launch(const Machine& machine, const std::string& variant, Prob
         tile_choice::choose(problem.m, problem.n, problem.k, machine.sm_count, c.cluster, true);
     if (choice.transposed) std::swap(problem.m, problem.n);
     tile_choice::Shape tile = choice.shape;
-    step07_forced_tile(variant, &tile);
+    const bool forced = step07_forced_tile(variant, &tile);
+    // The schedule the kernel runs (every_shape.cu, launch): a forced tile's own.
+    c.pingpong = tile_choice::pingpong(
+        forced ? tile_choice::pingpong_schedule(tile_choice::estimate(problem.m, problem.n, problem.k,
+                                                                      machine.sm_count, c.cluster, tile, true),
+                                                problem.m, problem.n, problem.k, machine.sm_count, true, false)
+               : choice);
     c.bm = tile.rows, c.bn = tile.columns, c.consumer_warpgroups = tile.rows / 64;
     c.threads = (c.consumer_warpgroups + 1) * 128;
     c.stages = tile_choice::stages(tile);
@@ -166,7 +172,13 @@ Plan plan_step(const Machine& machine, int number, const std::string& variant, c
     }
     Problem launched = problem;
     if (number == 7) c = step07_launch(machine, variant, &launched, c);
-    return evaluate(machine, launched, c);
+    Plan p = evaluate(machine, launched, c);
+    if (c.pingpong && p.fits) {  // the tile's resources as evaluated, but no time
+        p.modeled = false;
+        p.prediction = Prediction{};
+        p.limiter = "the every-shape kernel's ping-pong schedule";
+    }
+    return p;
 }
 
 double line_requests_per_row(long long k) {
