@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include "check.h"
@@ -124,6 +125,29 @@ TEST(Compare, WorksAgainstAFloat64Reference) {
     EXPECT_TRUE(compare(f.got.data(), want64.data(), Fixture::M, Fixture::N).ok);
     f.got[100] = float_to_bf16(-f.want[100]);
     EXPECT_FALSE(compare(f.got.data(), want64.data(), Fixture::M, Fixture::N).ok);
+}
+
+TEST(Sample, AnFp32ReferenceMissingAFewColumnsOfKIsOff) {
+    // K = 65544 random products in [-1, 1]^2: sum|a*b| about K / 4, bound 2^-16 of it = 0.25.
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    const int K = 65544;
+    std::vector<uint16_t> a(K), b(K);
+    for (int k = 0; k < K; ++k) a[k] = float_to_bf16(u(rng)), b[k] = float_to_bf16(u(rng));
+    const DotResult exact = reference_dot(a.data(), b.data(), K);
+    float all = 0, but_last8 = 0;  // fp32 sums in order, as a plain fp32 GEMM would add them
+    for (int k = 0; k < K; ++k) {
+        const float p = bf16_to_float(a[k]) * bf16_to_float(b[k]);
+        all += p;
+        if (k < K - 8) but_last8 += p;
+    }
+    EXPECT_TRUE(reference_within(all, exact));
+    double last8 = 0;
+    for (int k = K - 8; k < K; ++k) last8 += static_cast<double>(bf16_to_float(a[k])) * bf16_to_float(b[k]);
+    ASSERT_GT(std::fabs(last8), std::ldexp(exact.abs_sum, -15)) << "this seed's last 8 products nearly cancel";
+    EXPECT_FALSE(reference_within(but_last8, exact)) << "the last 8 products add " << last8;
+    EXPECT_TRUE(sample_within(but_last8, exact, 0.0)) << "the looser sample bound would not see it";
+    EXPECT_FALSE(reference_within(NAN, exact));
 }
 
 TEST(Sample, BoundsFollowTheAccumulationAndRounding) {

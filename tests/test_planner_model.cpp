@@ -214,6 +214,10 @@ TEST(TileChoice, ClustersAboveSixWavesOrWhereRowsAreNotAligned) {
     EXPECT_FALSE(launches_clusters(2048, 132, 64, 8192, 1)); // cluster size 1
     EXPECT_FALSE(launches_clusters(128, 132, 8, 2048, 2));   // 1000x1992x2048: one wave, aligned
     EXPECT_TRUE(launches_clusters(128, 132, 8, 2056, 2));    // 1000x1992x2056: rows 4112 bytes apart
+    EXPECT_FALSE(launches_clusters(100, 132, 10, 1200, 2));  // 1200^3: rows on 32-byte sectors, one wave
+    EXPECT_FALSE(launches_clusters(18, 132, 3, 16400, 2));   // 384x768x16400 split-K: the same
+    EXPECT_TRUE(launches_clusters(640, 132, 20, 1200, 2));   // 2500x7000x1200: 4.8 waves
+    EXPECT_TRUE(launches_clusters(100, 132, 10, 1208, 2));   // 1208: rows 16 bytes off a sector
     EXPECT_FALSE(launches_clusters(64, 132, 1, 4104, 2));    // one row of tiles: no pair to share B
     EXPECT_FALSE(launches_clusters(896, 132, 1, 4096, 2));   // 64x28672x4096 in 64x128: one row either
     EXPECT_FALSE(launches_clusters(64, 132, 8, 520, 2));     // 512x512x520: 9 k-blocks, too short

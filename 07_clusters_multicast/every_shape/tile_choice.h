@@ -57,7 +57,17 @@ struct Estimate {
 //     the H200 (07_clusters_multicast/NOTES.md, section 4): 1000x1992x2056 21.9 us instead of
 //     25.5, 2048x2048x2056 29.3 instead of 35.1, 160x8192x4104 34.0 instead of 43.6. It
 //     takes at least kOddKClusterKBlocks k-blocks: a short K does not pay for the cluster
-//     launch (512x512x520, 9 k-blocks: 8.2 us instead of 7.7).
+//     launch (512x512x520, 9 k-blocks: 8.2 us instead of 7.7). Those shapes all have K % 16
+//     == 8: rows 16 bytes off a 32-byte L2 sector, so that every other box row touches five
+//     sectors instead of four. Where K % 16 == 0 (kSectorElements) the rows straddle lines but
+//     no sector, the L2 moves no more bytes than for K % 64 == 0, and the clusters pay only
+//     over more than one wave of tiles. Measured on the H100 (NOTES.md, "Clusters for odd K:
+//     sectors, not lines"; results/h100/step07_odd_k_sectors.csv), each rule in its own
+//     process, two rounds: without clusters at one wave or less, 1200^3 14.3 us against 15.5,
+//     1100x1100x1040 15.7 against 17.4, 2000^3 28.5 against 29.9, and under split-K
+//     384x768x16400 28.3 against 35.6, 320x640x12304 21.4 against 24.7, 512x512x16400 25.6
+//     against 29.1: 2.5-20% faster on all 15 such shapes; with no clusters above one wave
+//     either, 3500x3500x3088 141.3 against 132.0 and 2500x5000x1232 66.5 against 63.2.
 // Never with fewer rows of tiles than the cluster has CTAs: the cluster tile's other rows
 // would be padding, half the SMs idle (64x28672x4096: 1.034x cuBLAS without clusters, 0.981x
 // with, on the H100). Nor with fewer than kClusterMinKBlocks k-blocks: a tile of one k-block
@@ -69,12 +79,14 @@ struct Estimate {
 constexpr long long kClusterWaves = 6;
 constexpr long long kClusterMinKBlocks = 4;
 constexpr long long kOddKClusterKBlocks = 16;
+constexpr long long kSectorElements = 16;  // bf16 elements in a 32-byte L2 sector
 // The odd-K half of the rule: K % 64 != 0 and enough k-blocks to pay for the cluster launch.
 inline bool odd_k_clusters(long long k) { return k % 64 != 0 && (k + 63) / 64 >= kOddKClusterKBlocks; }
 inline bool launches_clusters(long long cta_tiles, long long slots, long long tiles_m, long long k,
                               long long cluster) {
     if (cluster <= 1 || tiles_m < cluster || (k + 63) / 64 < kClusterMinKBlocks) return false;
     if (cta_tiles > kClusterWaves * slots) return true;
+    if (k % kSectorElements == 0 && cta_tiles <= slots) return false;  // lines, but no sector, straddled
     return odd_k_clusters(k);
 }
 

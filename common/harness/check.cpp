@@ -111,4 +111,8 @@ bool sample_within(double value, const DotResult& exact, double elem_rel) {
     return std::fabs(value - exact.value) <= bound;
 }
 
+bool reference_within(double value, const DotResult& exact) {
+    return std::isfinite(value) && std::fabs(value - exact.value) <= std::ldexp(exact.abs_sum, -16);
+}
+
 }  // namespace ladder::check

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <random>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -173,6 +174,31 @@ __global__ void hold_kernel(long long ns) {
     } while (now - start < ns);
 }
 
+// reference_gemm_f64: a 16 x 16 tile of C per block, K in steps of 16 through shared memory,
+// every product and sum in float64 (a bf16 product is exact in float, the sum is not).
+constexpr int kRefTile = 16;
+__global__ void reference_gemm_kernel(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, int M, int N,
+                                      int K) {
+    __shared__ float a[kRefTile][kRefTile + 1], b[kRefTile][kRefTile + 1];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int n = blockIdx.x * kRefTile + tx;
+    const int tiles_m = (M + kRefTile - 1) / kRefTile;
+    for (int tile_m = blockIdx.y; tile_m < tiles_m; tile_m += gridDim.y) {  // gridDim.y <= 65535
+        const int m = tile_m * kRefTile + ty;
+        double acc = 0;
+        for (int k0 = 0; k0 < K; k0 += kRefTile) {
+            const int k = k0 + tx;
+            const int a_row = tile_m * kRefTile + ty, b_row = blockIdx.x * kRefTile + ty;
+            a[ty][tx] = a_row < M && k < K ? __bfloat162float(A[static_cast<size_t>(a_row) * K + k]) : 0.f;
+            b[ty][tx] = b_row < N && k < K ? __bfloat162float(B[static_cast<size_t>(b_row) * K + k]) : 0.f;
+            __syncthreads();
+            for (int kk = 0; kk < kRefTile; ++kk) acc += static_cast<double>(a[ty][kk]) * b[tx][kk];
+            __syncthreads();
+        }
+        if (m < M && n < N) C[static_cast<size_t>(m) * N + n] = static_cast<float>(acc);
+    }
+}
+
 unsigned grid_for(size_t count) {
     return static_cast<unsigned>(std::min<size_t>((count + 255) / 256, 65536));
 }
@@ -223,6 +249,54 @@ void Cublas::gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16*
 void Cublas::gemm_f32(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, int M, int N,
                       int K, cudaStream_t stream) {
     gemm_into(A, B, C, CUDA_R_32F, M, N, K, stream);
+}
+
+void reference_gemm_f64(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, int M, int N, int K) {
+    const dim3 block(kRefTile, kRefTile);
+    const dim3 grid(static_cast<unsigned>((N + kRefTile - 1) / kRefTile),
+                    static_cast<unsigned>(std::min((M + kRefTile - 1) / kRefTile, 65535)));
+    reference_gemm_kernel<<<grid, block>>>(A, B, C, M, N, K);
+    LADDER_CUDA(cudaGetLastError());
+    LADDER_CUDA(cudaDeviceSynchronize());
+}
+
+Samples sample_reference(const ProblemBuffers& p, long long M, long long N, long long K, uint64_t seed) {
+    Samples out;
+    out.where = {{0, 0}, {0, N - 1}, {M - 1, 0}, {M - 1, N - 1}};
+    std::mt19937_64 rng(seed);
+    for (int i = 0; i < 60; ++i)
+        out.where.push_back({static_cast<long long>(rng() % M), static_cast<long long>(rng() % N)});
+    std::vector<uint16_t> a_row(K), b_row(K);
+    for (auto [m, n] : out.where) {
+        LADDER_CUDA(cudaMemcpy(a_row.data(), p.A.get() + m * K, K * 2, cudaMemcpyDeviceToHost));
+        LADDER_CUDA(cudaMemcpy(b_row.data(), p.B.get() + n * K, K * 2, cudaMemcpyDeviceToHost));
+        out.exact.push_back(check::reference_dot(a_row.data(), b_row.data(), static_cast<int>(K)));
+    }
+    return out;
+}
+
+std::vector<float> checked_reference(const ProblemBuffers& p, int M, int N, int K, const Samples& samples,
+                                     Cublas& cublas, std::string* note) {
+    note->clear();
+    DeviceBuffer<float> ref(static_cast<size_t>(M) * N);
+    cublas.gemm_f32(p.A.get(), p.B.get(), ref.get(), M, N, K);
+    std::vector<float> want(ref.count());
+    LADDER_CUDA(cudaMemcpy(want.data(), ref.get(), ref.bytes(), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < samples.where.size(); ++i) {
+        const auto [m, n] = samples.where[i];
+        const float got = want[static_cast<size_t>(m) * N + n];
+        if (check::reference_within(got, samples.exact[i])) continue;
+        char line[240];
+        std::snprintf(line, sizeof line,
+                      "cuBLAS's fp32 reference is off at C[%lld,%lld] (%.6g, float64 %.6g): checked against a "
+                      "float64 GEMM on the GPU instead",
+                      m, n, got, samples.exact[i].value);
+        *note = line;
+        reference_gemm_f64(p.A.get(), p.B.get(), ref.get(), M, N, K);
+        LADDER_CUDA(cudaMemcpy(want.data(), ref.get(), ref.bytes(), cudaMemcpyDeviceToHost));
+        break;
+    }
+    return want;
 }
 
 std::vector<Timing> time_alternating(const std::vector<std::function<cudaError_t(int set)>>& launches,

@@ -11,7 +11,10 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "check.h"
 
 namespace ladder::harness {
 
@@ -127,6 +130,25 @@ private:
     cublasHandle_t handle_ = nullptr;
     void* workspace_ = nullptr;
 };
+
+// A float64 GEMM on the GPU (C = A * B^T, rounded to float once at the end): slow, but it
+// shares nothing with cuBLAS. The reference where cuBLAS's own fp32 result is off.
+void reference_gemm_f64(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, int M, int N, int K);
+
+// Sampled elements of C: the four corners and 60 random ones, with their float64 dot products
+// computed on the CPU.
+struct Samples {
+    std::vector<std::pair<long long, long long>> where;
+    std::vector<check::DotResult> exact;
+};
+Samples sample_reference(const ProblemBuffers& p, long long M, long long N, long long K, uint64_t seed);
+
+// The reference of a full check, on the host: cuBLAS with fp32 output where it agrees with
+// float64 at every sample (check::reference_within), else reference_gemm_f64. cuBLAS has
+// shapes it gets wrong: CUDA 13.0's leaves out K's last columns at 128x128x65544 (step 07's
+// NOTES.md, "A failed check at K = 65544"). *note is empty, or says where cuBLAS was off.
+std::vector<float> checked_reference(const ProblemBuffers& p, int M, int N, int K, const Samples& samples,
+                                     Cublas& cublas, std::string* note);
 
 struct Timing {
     double median_ms = 0;
