@@ -104,19 +104,15 @@ void* nvml_device() {
     return handle;
 }
 
-}  // namespace
-
-int current_sm_clock_mhz() {
+// The SM clock of an NVML device in MHz; 0 when unknown.
+int sm_clock_mhz_of(void* handle) {
     using ClockFn = int (*)(void*, int, unsigned*);
     static auto clock_of = reinterpret_cast<ClockFn>(nvml_symbol("nvmlDeviceGetClockInfo"));
-    void* handle = nvml_device();
     unsigned mhz = 0;
     constexpr int kNvmlClockSm = 1;  // NVML_CLOCK_SM
     if (clock_of == nullptr || handle == nullptr || clock_of(handle, kNvmlClockSm, &mhz) != 0) return 0;
     return static_cast<int>(mhz);
 }
-
-namespace {
 
 // nvmlFieldValue_t of nvml.h (the toolkit does not ship the header): a field id in, a typed
 // value out. Its layout has not changed since the field API appeared (NVML 9).
@@ -157,12 +153,10 @@ double instant_power_mw(void* handle) {
     }
 }
 
-}  // namespace
-
-double current_power_w() {
+// The board power of an NVML device in W; 0 when unknown.
+double power_w_of(void* handle) {
     using PowerFn = int (*)(void*, unsigned*);
     static auto power_of = reinterpret_cast<PowerFn>(nvml_symbol("nvmlDeviceGetPowerUsage"));
-    void* handle = nvml_device();
     if (handle == nullptr) return 0;
     // The instantaneous reading where there is one: the averaged one trails a loop shorter than
     // a second by the idle time before it.
@@ -171,6 +165,12 @@ double current_power_w() {
     if (power_of == nullptr || power_of(handle, &milliwatts) != 0) return 0;
     return milliwatts / 1000.0;
 }
+
+}  // namespace
+
+int current_sm_clock_mhz() { return sm_clock_mhz_of(nvml_device()); }
+
+double current_power_w() { return power_w_of(nvml_device()); }
 
 std::string today() {
     std::time_t now = std::time(nullptr);
@@ -275,10 +275,12 @@ void Cublas::gemm_f32(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, 
 
 namespace {
 
-// Samples the SM clock and board power from NVML while timed launches run (sampler.h).
+// Samples the SM clock and board power from NVML while timed launches run (sampler.h), of
+// the device current on the calling thread (the sampler's own thread has device 0 current).
 Sampler nvml_sampler() {
-    return Sampler([] { return static_cast<double>(current_sm_clock_mhz()); }, [] { return current_power_w(); },
-                   std::chrono::microseconds(kSampleMicroseconds));
+    void* handle = nvml_device();
+    return Sampler([handle] { return static_cast<double>(sm_clock_mhz_of(handle)); },
+                   [handle] { return power_w_of(handle); }, std::chrono::microseconds(kSampleMicroseconds));
 }
 
 void record_samples(const SampleSummary& s, std::vector<Timing>* timings) {
