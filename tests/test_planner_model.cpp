@@ -887,6 +887,11 @@ TEST(PowerModel, ALoopsClockIsWhereItsAveragePowerMeetsTheLimit) {
         board_power_w(m, f, Activity(at.tensor_busy, at.l2_traffic_tbps, at.dram_traffic_tbps), false, false);
     const double kernel_ns = 2 * at.total_us * 1e3;
     EXPECT_NEAR((busy_w * kernel_ns + m.power_idle_w * idle_ns) / (kernel_ns + idle_ns), 700, 0.5);
+    // loop_power_w is that average at any clock (what --compare checks a row's power_w with):
+    // the limit at the loop's clock, less below it, and 0 without a power model.
+    EXPECT_NEAR(loop_power_w(m, {step, step}, idle_ns, f), 700, 0.5);
+    EXPECT_LT(loop_power_w(m, {step, step}, idle_ns, f - 200), 650);
+    EXPECT_EQ(loop_power_w(h100_sxm(), {step, step}, idle_ns, f), 0);
     // A companion on zero inputs draws less than one on random data: a higher clock again.
     LoopKernel cool = step;
     cool.problem.zero_inputs = true;

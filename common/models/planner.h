@@ -409,6 +409,12 @@ struct LoopKernel {
 // and then idle `idle_ns_per_round`; 0 without a power model. (With one kernel and no idle
 // time: predict()'s clock.)
 double loop_clock_mhz(const Machine& machine, const std::vector<LoopKernel>& kernels, double idle_ns_per_round);
+// The board power of that loop at SM clock `clock_mhz`: a round's energy over its time, each
+// kernel's time and activity from the time model at that clock; 0 without a power model.
+// Against a benchmark row's power_w at its sm_clock_mhz (both means over its loop), it checks
+// the power model where the clock is known, whatever the limiter did to reach it.
+double loop_power_w(const Machine& machine, const std::vector<LoopKernel>& kernels, double idle_ns_per_round,
+                    double clock_mhz);
 
 // The plan of step `number`'s own tile and loop structure (step_candidate) for `problem`:
 // what ladder-plan --step, the step executables and the CSV's predicted columns all show.

@@ -512,22 +512,26 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     return r;
 }
 
-double loop_clock_mhz(const Machine& m, const std::vector<LoopKernel>& kernels, double idle_ns_per_round) {
+double loop_power_w(const Machine& m, const std::vector<LoopKernel>& kernels, double idle_ns_per_round,
+                    double f) {
     if (!has_power_model(m) || kernels.empty()) return 0;
     // A round's energy over its time at clock f: each kernel's time and power from the time
     // model at f (a memory-bound kernel's time does not follow f), the idle part at P_idle.
-    auto average_power = [&](double f) {
-        double joules = m.power_idle_w * idle_ns_per_round, ns = idle_ns_per_round;
-        for (const LoopKernel& k : kernels) {
-            const Prediction r = predict_at(m, k.problem, k.candidate, k.ctas_per_sm, f);
-            if (!r.valid) continue;
-            const Activity a(r.tensor_busy, r.l2_traffic_tbps, r.dram_traffic_tbps);
-            joules += board_power_w(m, f, a, uses_mma_sync(k.candidate.structure), k.problem.zero_inputs) *
-                      r.total_us * 1e3;
-            ns += r.total_us * 1e3;
-        }
-        return ns > 0 ? joules / ns : 0.0;
-    };
+    double joules = m.power_idle_w * idle_ns_per_round, ns = idle_ns_per_round;
+    for (const LoopKernel& k : kernels) {
+        const Prediction r = predict_at(m, k.problem, k.candidate, k.ctas_per_sm, f);
+        if (!r.valid) continue;
+        const Activity a(r.tensor_busy, r.l2_traffic_tbps, r.dram_traffic_tbps);
+        joules += board_power_w(m, f, a, uses_mma_sync(k.candidate.structure), k.problem.zero_inputs) *
+                  r.total_us * 1e3;
+        ns += r.total_us * 1e3;
+    }
+    return ns > 0 ? joules / ns : 0.0;
+}
+
+double loop_clock_mhz(const Machine& m, const std::vector<LoopKernel>& kernels, double idle_ns_per_round) {
+    if (!has_power_model(m) || kernels.empty()) return 0;
+    auto average_power = [&](double f) { return loop_power_w(m, kernels, idle_ns_per_round, f); };
     const double top = m.sm_clock_max_mhz;
     if (average_power(top) <= m.power_limit_w) return top;
     double lo = 0.2 * top, hi = top;  // as clock_under_power_limit
