@@ -721,6 +721,70 @@ TEST(PowerModel, BoardPowerIsIdlePlusTheCubeOfTheClockTimesTheActivity) {
     EXPECT_DOUBLE_EQ(board_power_w(m, 2000, 0.5, true, true), 500);
 }
 
+// mma.sync kernels take the busy term the probe measured on mma.sync loops, where the machine
+// file has it; wgmma kernels keep power_busy_w. The probe's two mma.sync loops give it back.
+TEST(PowerModel, MmaSyncHasItsOwnBusyTermWhereMeasured) {
+    Machine m = power_machine();
+    m.power_mma_sync_busy_w = 40;
+    ASSERT_TRUE(has_power_model(m));
+    EXPECT_DOUBLE_EQ(busy_power_w(m, true), 40);
+    EXPECT_DOUBLE_EQ(busy_power_w(m, false), 100);
+    // 100 + 40 + 0.5 x 1500 and 100 + 40 + 0.5 x 600; wgmma unchanged.
+    EXPECT_DOUBLE_EQ(board_power_w(m, 2000, 0.5, true, false), 890);
+    EXPECT_DOUBLE_EQ(board_power_w(m, 2000, 0.5, true, true), 440);
+    EXPECT_DOUBLE_EQ(board_power_w(m, 2000, 0.5, false, false), 700);
+    // A lower busy term at the same power of a busy pipe raises the clock of a half-busy kernel.
+    Machine same_line = power_machine();
+    same_line.power_mma_sync_busy_w = 40;
+    same_line.power_mma_sync_random_w = 1500 + (100 - 40) / 0.64;  // the same power at u = 0.64
+    EXPECT_NEAR(board_power_w(same_line, 2000, 0.64, true, false), board_power_w(power_machine(), 2000, 0.64, true, false),
+                1e-9);
+    EXPECT_LT(board_power_w(same_line, 2000, 0.3, true, false), board_power_w(power_machine(), 2000, 0.3, true, false));
+    // Zero operands may not draw less than nothing with mma.sync's busy term either.
+    m.power_mma_sync_zero_w = -50;
+    EXPECT_FALSE(has_power_model(m));
+    // The probe's pair: two loops on the line 40 + u x 1500, at u = 0.64 and 0.40.
+    const double f1 = 1800, f2 = 1950;
+    const PowerSample full{board_power_w(same_line, f1, 0.64, true, false), f1, 0.64};
+    const PowerSample waits{board_power_w(same_line, f2, 0.40, true, false), f2, 0.40};
+    double busy = 0, op = 0;
+    std::string why;
+    ASSERT_TRUE(fit_busy_and_op_power(100, 2000, full, waits, &busy, &op, &why)) << why;
+    EXPECT_NEAR(busy, 40, 1e-9);
+    EXPECT_NEAR(op, same_line.power_mma_sync_random_w, 1e-9);
+}
+
+// A machine file with power_mma_sync_busy_w loads it; one without (the probe before it
+// measured it) uses power_busy_w for mma.sync; a value below 0 is refused.
+TEST(PlannerModel, MachineFileMmaSyncBusyTermIsOptional) {
+    Machine old = h100_sxm();
+    std::string error;
+    ASSERT_TRUE(read_machine_file(kH100File, &old, &error)) << error;
+    EXPECT_DOUBLE_EQ(busy_power_w(old, true), old.power_busy_w);
+    std::ifstream in(kH100File);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto with_busy = [&](const std::string& value) {
+        return text.substr(0, text.rfind('}', text.rfind('}') - 1)) + ",\n    \"power_mma_sync_busy_w\": {\"value\": " +
+               value + ", \"unit\": \"W\", \"measured\": true}\n  }\n}\n";
+    };
+    const std::string path = write_temp("mma_busy_machine.json", with_busy("400"));
+    Machine m = h100_sxm();
+    ASSERT_TRUE(read_machine_file(path, &m, &error)) << error;
+    EXPECT_DOUBLE_EQ(busy_power_w(m, true), 400);
+    EXPECT_DOUBLE_EQ(busy_power_w(m, false), old.power_busy_w);
+    std::remove(path.c_str());
+    // Below 0; and below what the file's mma.sync P_op of zero operands (-383 W) takes back.
+    const std::string negative = write_temp("mma_busy_negative.json", with_busy("-5"));
+    EXPECT_FALSE(read_machine_file(negative, &m, &error));
+    EXPECT_NE(error.find("\"power_mma_sync_busy_w\" is -5; it must be a number from 0 to 100000"), std::string::npos)
+        << error;
+    std::remove(negative.c_str());
+    const std::string low = write_temp("mma_busy_low.json", with_busy("250"));
+    EXPECT_FALSE(read_machine_file(low, &m, &error));
+    EXPECT_NE(error.find("mma.sync's at least -power_mma_sync_busy_w"), std::string::npos) << error;
+    std::remove(low.c_str());
+}
+
 TEST(PowerModel, TheClockSettlesWhereBoardPowerMeetsTheLimit) {
     const Machine m = power_machine();
     auto always = [](double busy) { return [busy](double) { return busy; }; };
@@ -827,6 +891,11 @@ TEST(PowerModel, ALoopsClockIsWhereItsAveragePowerMeetsTheLimit) {
         board_power_w(m, f, Activity(at.tensor_busy, at.l2_traffic_tbps, at.dram_traffic_tbps), false, false);
     const double kernel_ns = 2 * at.total_us * 1e3;
     EXPECT_NEAR((busy_w * kernel_ns + m.power_idle_w * idle_ns) / (kernel_ns + idle_ns), 700, 0.5);
+    // loop_power_w is that average at any clock (what --compare checks a row's power_w with):
+    // the limit at the loop's clock, less below it, and 0 without a power model.
+    EXPECT_NEAR(loop_power_w(m, {step, step}, idle_ns, f), 700, 0.5);
+    EXPECT_LT(loop_power_w(m, {step, step}, idle_ns, f - 200), 650);
+    EXPECT_EQ(loop_power_w(h100_sxm(), {step, step}, idle_ns, f), 0);
     // A companion on zero inputs draws less than one on random data: a higher clock again.
     LoopKernel cool = step;
     cool.problem.zero_inputs = true;

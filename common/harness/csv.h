@@ -30,7 +30,8 @@ struct Row {
     double min_ms = 0, max_ms = 0;
     std::string commit;  // `git describe --always --dirty` of the build, "unknown" outside git
     // The inputs of the timed runs (--inputs): "uniform" in [-1, 1], the power-capped regime,
-    // or "zero", where the clock stays at its boost; and the board's power right after them.
+    // or "zero", where the clock stays at its boost; and the board's power while they ran
+    // (the mean of samples, as sm_clock_mhz: harness.h, Timing).
     std::string inputs = "uniform";
     double power_w = 0;
 };

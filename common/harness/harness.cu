@@ -1,6 +1,7 @@
 // harness.cu: see harness.h.
 #include "harness.h"
 
+#include "sampler.h"
 #include "step_api.h"  // no_gpu_message
 
 #include <dlfcn.h>
@@ -104,26 +105,73 @@ void* nvml_device() {
     return handle;
 }
 
-}  // namespace
-
-int current_sm_clock_mhz() {
+// The SM clock of an NVML device in MHz; 0 when unknown.
+int sm_clock_mhz_of(void* handle) {
     using ClockFn = int (*)(void*, int, unsigned*);
     static auto clock_of = reinterpret_cast<ClockFn>(nvml_symbol("nvmlDeviceGetClockInfo"));
-    void* handle = nvml_device();
     unsigned mhz = 0;
     constexpr int kNvmlClockSm = 1;  // NVML_CLOCK_SM
     if (clock_of == nullptr || handle == nullptr || clock_of(handle, kNvmlClockSm, &mhz) != 0) return 0;
     return static_cast<int>(mhz);
 }
 
-double current_power_w() {
+// nvmlFieldValue_t of nvml.h (the toolkit does not ship the header): a field id in, a typed
+// value out. Its layout has not changed since the field API appeared (NVML 9).
+struct NvmlFieldValue {
+    unsigned field_id;
+    unsigned scope_id;
+    long long timestamp;
+    long long latency_us;
+    int value_type;  // nvmlValueType_t
+    int status;      // nvmlReturn_t of this field
+    union {
+        double d;
+        unsigned ui;
+        unsigned long ul;
+        unsigned long long ull;
+        long long sll;
+        int si;
+    } value;
+};
+
+// The board's power right now in mW (NVML_FI_DEV_POWER_INSTANT), or -1 where the driver has
+// no such field.
+double instant_power_mw(void* handle) {
+    using FieldsFn = int (*)(void*, int, NvmlFieldValue*);
+    static auto fields_of = reinterpret_cast<FieldsFn>(nvml_symbol("nvmlDeviceGetFieldValues"));
+    constexpr unsigned kPowerInstant = 186;  // NVML_FI_DEV_POWER_INSTANT
+    NvmlFieldValue v{};
+    v.field_id = kPowerInstant;
+    if (fields_of == nullptr || fields_of(handle, 1, &v) != 0 || v.status != 0) return -1;
+    switch (v.value_type) {  // NVML_VALUE_TYPE_*
+        case 0: return v.value.d;
+        case 1: return v.value.ui;
+        case 2: return static_cast<double>(v.value.ul);
+        case 3: return static_cast<double>(v.value.ull);
+        case 4: return static_cast<double>(v.value.sll);
+        case 5: return v.value.si;
+        default: return -1;
+    }
+}
+
+// The board power of an NVML device in W; 0 when unknown.
+double power_w_of(void* handle) {
     using PowerFn = int (*)(void*, unsigned*);
     static auto power_of = reinterpret_cast<PowerFn>(nvml_symbol("nvmlDeviceGetPowerUsage"));
-    void* handle = nvml_device();
+    if (handle == nullptr) return 0;
+    // The instantaneous reading where there is one: the averaged one trails a loop shorter than
+    // a second by the idle time before it.
+    if (const double mw = instant_power_mw(handle); mw > 0) return mw / 1000.0;
     unsigned milliwatts = 0;
-    if (power_of == nullptr || handle == nullptr || power_of(handle, &milliwatts) != 0) return 0;
+    if (power_of == nullptr || power_of(handle, &milliwatts) != 0) return 0;
     return milliwatts / 1000.0;
 }
+
+}  // namespace
+
+int current_sm_clock_mhz() { return sm_clock_mhz_of(nvml_device()); }
+
+double current_power_w() { return power_w_of(nvml_device()); }
 
 std::string today() {
     std::time_t now = std::time(nullptr);
@@ -299,6 +347,22 @@ std::vector<float> checked_reference(const ProblemBuffers& p, int M, int N, int 
     return want;
 }
 
+namespace {
+
+// Samples the SM clock and board power from NVML while timed launches run (sampler.h), of
+// the device current on the calling thread (the sampler's own thread has device 0 current).
+Sampler nvml_sampler() {
+    void* handle = nvml_device();
+    return Sampler([handle] { return static_cast<double>(sm_clock_mhz_of(handle)); },
+                   [handle] { return power_w_of(handle); }, std::chrono::microseconds(kSampleMicroseconds));
+}
+
+void record_samples(const SampleSummary& s, std::vector<Timing>* timings) {
+    for (Timing& t : *timings) t.sm_clock_mhz = s.sm_clock_mhz, t.power_w = s.power_w;
+}
+
+}  // namespace
+
 std::vector<Timing> time_alternating(const std::vector<std::function<cudaError_t(int set)>>& launches,
                                      int sets, int min_runs, double budget_ms, cudaStream_t stream) {
     const int kinds = static_cast<int>(launches.size());
@@ -348,6 +412,10 @@ std::vector<Timing> time_alternating(const std::vector<std::function<cudaError_t
     // never fills while it spins.
     constexpr int kBatch = 32;
     constexpr long long kHostNsPerLaunch = 30000;
+    // The GPU starts on the first batch as soon as it is enqueued and ends at the synchronize:
+    // the samples between the two are the timed loop's.
+    Sampler sampler = nvml_sampler();
+    sampler.start();
     for (int first = 0; first < runs; first += kBatch) {
         const int last = std::min(runs, first + kBatch);
         hold_kernel<<<1, 1, 0, stream>>>(kHostNsPerLaunch * kinds * (last - first));
@@ -360,6 +428,7 @@ std::vector<Timing> time_alternating(const std::vector<std::function<cudaError_t
             }
     }
     LADDER_CUDA(cudaStreamSynchronize(stream));
+    const SampleSummary during = sampler.stop();
     for (int kind = 0; kind < kinds; ++kind) {
         std::vector<double> ms(runs);
         for (int i = 0; i < runs; ++i) {
@@ -377,6 +446,7 @@ std::vector<Timing> time_alternating(const std::vector<std::function<cudaError_t
         cudaEventDestroy(start[i]);
         cudaEventDestroy(stop[i]);
     }
+    record_samples(during, &timings);
     return timings;
 }
 
@@ -479,24 +549,31 @@ std::vector<Timing> time_regime(const std::vector<std::function<cudaError_t(int 
     // One untimed round loads the modules and creates the handles' lazy state.
     batch(0, 1);
     for (auto& m : ms) m.clear();
+    Sampler sampler = nvml_sampler();
+    SampleSummary during;
     if (!sustained) {
         // Cool: nothing runs for `seconds`, then the first 5 rounds, enqueued behind a hold
         // kernel so that the GPU, not the host, sets their pace.
         LADDER_CUDA(cudaStreamSynchronize(stream));
         std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
         constexpr int kRounds = 5;
+        sampler.start();
         hold_kernel<<<1, 1, 0, stream>>>(30000LL * kinds * kRounds);
         LADDER_CUDA(cudaGetLastError());
         batch(1, kRounds);
+        during = sampler.stop();
     } else {
         // Sustained: rounds back to back for `seconds` of wall time; the first half lets the
         // clock settle under the power limit, the second half is reported.
         const auto begin = std::chrono::steady_clock::now();
         int run = 1;
-        while (std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count() < seconds) {
+        auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count(); };
+        while (elapsed() < seconds) {
+            if (elapsed() >= 0.5 * seconds) sampler.start();  // the reported half (no-op once started)
             batch(run, kBatch);
             run += kBatch;
         }
+        during = sampler.stop();
         for (auto& m : ms) m.erase(m.begin(), m.begin() + static_cast<long>(m.size() / 2));
     }
     for (size_t i = 0; i < start.size(); ++i) {
@@ -505,6 +582,7 @@ std::vector<Timing> time_regime(const std::vector<std::function<cudaError_t(int 
     }
     std::vector<Timing> timings;
     for (int kind = 0; kind < kinds; ++kind) timings.push_back(summarize(ms[kind]));
+    record_samples(during, &timings);
     return timings;
 }
 

@@ -59,8 +59,9 @@ DeviceInfo device_info();
 // The SM clock right now, from NVML when the driver provides it (loaded at run time, so the
 // harness does not link against it); 0 when unknown.
 int current_sm_clock_mhz();
-// The board's power draw right now in watts (NVML's power reading, which the driver averages
-// over about a second), from NVML likewise; 0 when unknown.
+// The board's power draw right now in watts, from NVML likewise: its instantaneous reading
+// where the driver has one (NVML_FI_DEV_POWER_INSTANT), else nvmlDeviceGetPowerUsage, which
+// on Ampere and later is an average over the last second; 0 when unknown.
 double current_power_w();
 
 // Today's date as YYYY-MM-DD (UTC).
@@ -156,7 +157,14 @@ struct Timing {
     double max_ms = 0;
     double estimate_ms = 0;  // one launch, from the warm-up
     int runs = 0;            // 0: not timed, because min_runs launches would exceed the budget
+    // The SM clock and board power while the timed launches ran (every kind's loop, the same
+    // for all kinds): means of samples every kSampleMicroseconds (sampler.h); 0 when unknown.
+    double sm_clock_mhz = 0;
+    double power_w = 0;
 };
+
+// How often the clock and power are sampled while timed launches run.
+constexpr int kSampleMicroseconds = 2000;
 
 // Times several launches (the step and cuBLAS, say) with CUDA events, one event pair per
 // launch, ALTERNATING them (a, b, a, b, ...) so that every kind sees the same clocks and
@@ -169,7 +177,8 @@ struct Timing {
 // and no launch finds its inputs cached. Each kind runs at least min_runs times (more for
 // short kernels, up to ~0.3 s of GPU time in all) and reports its median. With
 // budget_ms > 0, when min_runs launches of any kind would take longer than that, nothing
-// is timed (every runs = 0).
+// is timed (every runs = 0). While the timed launches run, a thread samples the SM clock and
+// board power (Timing::sm_clock_mhz, power_w).
 std::vector<Timing> time_alternating(const std::vector<std::function<cudaError_t(int set)>>& launches,
                                      int sets, int min_runs, double budget_ms = 0,
                                      cudaStream_t stream = nullptr);
@@ -201,6 +210,7 @@ private:
 //              a cold board at its peak clock, like a one-off measurement;
 //   sustained  the kinds run back to back for `seconds` and each reports the median of the
 //              second half: the clock the power limit settles at under sustained load.
+// The clock and power are sampled as in time_alternating: over the 5 rounds, or the second half.
 std::vector<Timing> time_regime(const std::vector<std::function<cudaError_t(int set)>>& launches,
                                 int sets, bool sustained, double seconds,
                                 cudaStream_t stream = nullptr);

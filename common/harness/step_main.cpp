@@ -220,8 +220,12 @@ int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
                         budget_ms / 1000);
             continue;
         }
-        const int clock_mhz = current_sm_clock_mhz();
-        const double power_w = current_power_w();
+        // The clock and power the timed loop ran at (means of samples taken while it ran); one
+        // reading now where there were none. The reading now is printed beside the mean: under
+        // the power limit the two differ.
+        const int clock_after_mhz = current_sm_clock_mhz();
+        const int clock_mhz = t.sm_clock_mhz > 0 ? static_cast<int>(std::lround(t.sm_clock_mhz)) : clock_after_mhz;
+        const double power_w = t.power_w > 0 ? t.power_w : current_power_w();
         std::vector<uint16_t> got = run_once(r, sets[0], s);
         ladder::check::CheckResult result = ladder::check::compare(got.data(), want.data(), s.M, s.N);
         if (!result.ok) {
@@ -254,10 +258,10 @@ int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
         row.commit = LADDER_GIT_COMMIT;
         ladder::plan_for(r.step, r.variant.name, dev, s, &row.predicted_tflops, &row.predicted_limiter);
         std::printf("bench %-28s %-20s %9.4f ms %7.1f TFLOP/s | cuBLAS %9.4f ms %7.1f TFLOP/s | %5.2fx"
-                    " | %d runs, %d input sets, SM %d MHz, %.0f W\n",
+                    " | %d runs, %d input sets, SM %d MHz (%d after), %.0f W\n",
                     row.name.c_str(), shape_text(s).c_str(), row.ms, row.tflops, row.cublas_ms,
                     row.cublas_tflops, row.speedup_vs_cublas, t.runs, set_count, row.sm_clock_mhz,
-                    row.power_w);
+                    clock_after_mhz, row.power_w);
         std::fflush(stdout);
         rows->push_back(row);
     }

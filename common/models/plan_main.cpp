@@ -119,7 +119,7 @@ int compare(const std::string& path, const Machine& machine, double clock_mhz, c
     // busy fraction, which sets the power.
     std::printf("%-30s %-18s %9s %9s %6s %5s %5s %4s %9s %6s  %s\n", "step", "M x N x K", "meas us", "pred us",
                 "ratio", "MHz", "pred", "busy", "@row clk", "ratio", "predicted limiter");
-    HitCount goal15, all20, goal15_row, all20_row, default15, all15, clock5, headline10;
+    HitCount goal15, all20, goal15_row, all20_row, default15, all15, clock5, power5, headline10;
     std::string headline_misses;
     int line_number = 1;
     while (std::getline(in, line)) {
@@ -171,6 +171,11 @@ int compare(const std::string& path, const Machine& machine, double clock_mhz, c
                 if (companion.fits && companion.modeled)
                     round.push_back({companion.problem, companion.candidate, std::max(companion.ctas_per_sm, 1)});
                 loop_clock = loop_clock_mhz(machine, round, 2 * kBenchHoldNsPerLaunch);
+                // The power model at the clock the row ran at, against the power it drew there.
+                const double row_power = col.count("power_w") ? std::atof(f[col["power_w"]].c_str()) : 0;
+                if (row_power > 0 && row_clock > 0 && row_clock < 0.97 * machine.sm_clock_max_mhz)
+                    power5.add(std::fabs(loop_power_w(machine, round, 2 * kBenchHoldNsPerLaunch, row_clock) /
+                                             row_power - 1) <= 0.05);
             }
             at_machine = predict(machine, plan.problem, plan.candidate, std::max(plan.ctas_per_sm, 1), loop_clock);
         }
@@ -219,6 +224,10 @@ int compare(const std::string& path, const Machine& machine, double clock_mhz, c
                     has_memory_power(machine) ? ""
                                               : " (no memory-traffic power term in the machine file: "
                                                 "the clock follows the tensor pipe alone)");
+    if (power_model && power5.rows > 0)
+        std::printf("the loop's predicted power at the recorded clock within 5%% of the recorded power_w on those "
+                    "rows: %s\n",
+                    power5.text().c_str());
     return 0;
 }
 

@@ -114,6 +114,11 @@ struct Machine {
     double power_wgmma_zero_w = 0;    // wgmma, zero operands
     double power_mma_sync_random_w = 0;  // mma.sync, random operands
     double power_mma_sync_zero_w = 0;    // mma.sync, zero operands
+    // What the SMs draw besides the tensor pipe in an mma.sync kernel, at sm_clock_max_mhz:
+    // the busy term of the two mma.sync P_op above, measured on mma.sync loops at two busy
+    // fractions as power_busy_w is on wgmma ones. Below 0 (a machine file from before the
+    // probe measured it): the mma.sync P_op were fitted against power_busy_w, which they use.
+    double power_mma_sync_busy_w = -1;
     // The memory traffic's share (README "The clock under the power limit"): watts per TB/s of
     // bytes the L2 reads for the SMs, at sm_clock_max_mhz (scaled by (f / f_max)^2: the L2
     // and the crossbar taken to share the SMs' voltage), and per TB/s of DRAM traffic (HBM
@@ -325,6 +330,9 @@ Prediction predict(const Machine& machine, const Problem& problem, const Candida
                    int ctas_per_sm, double clock_mhz = 0);
 
 // ---- The clock under the power limit ------------------------------------------------------
+// The busy term of `mma_sync` kernels' power: power_mma_sync_busy_w where the machine file has
+// it, else power_busy_w (README "The clock under the power limit").
+double busy_power_w(const Machine& machine, bool mma_sync);
 // Whether the machine has the constants of the power model (all of them positive where they
 // must be).
 bool has_power_model(const Machine& machine);
@@ -401,6 +409,12 @@ struct LoopKernel {
 // and then idle `idle_ns_per_round`; 0 without a power model. (With one kernel and no idle
 // time: predict()'s clock.)
 double loop_clock_mhz(const Machine& machine, const std::vector<LoopKernel>& kernels, double idle_ns_per_round);
+// The board power of that loop at SM clock `clock_mhz`: a round's energy over its time, each
+// kernel's time and activity from the time model at that clock; 0 without a power model.
+// Against a benchmark row's power_w at its sm_clock_mhz (both means over its loop), it checks
+// the power model where the clock is known, whatever the limiter did to reach it.
+double loop_power_w(const Machine& machine, const std::vector<LoopKernel>& kernels, double idle_ns_per_round,
+                    double clock_mhz);
 
 // The plan of step `number`'s own tile and loop structure (step_candidate) for `problem`:
 // what ladder-plan --step, the step executables and the CSV's predicted columns all show.

@@ -512,22 +512,26 @@ Prediction predict(const Machine& m, const Problem& problem, const Candidate& c,
     return r;
 }
 
-double loop_clock_mhz(const Machine& m, const std::vector<LoopKernel>& kernels, double idle_ns_per_round) {
+double loop_power_w(const Machine& m, const std::vector<LoopKernel>& kernels, double idle_ns_per_round,
+                    double f) {
     if (!has_power_model(m) || kernels.empty()) return 0;
     // A round's energy over its time at clock f: each kernel's time and power from the time
     // model at f (a memory-bound kernel's time does not follow f), the idle part at P_idle.
-    auto average_power = [&](double f) {
-        double joules = m.power_idle_w * idle_ns_per_round, ns = idle_ns_per_round;
-        for (const LoopKernel& k : kernels) {
-            const Prediction r = predict_at(m, k.problem, k.candidate, k.ctas_per_sm, f);
-            if (!r.valid) continue;
-            const Activity a(r.tensor_busy, r.l2_traffic_tbps, r.dram_traffic_tbps);
-            joules += board_power_w(m, f, a, uses_mma_sync(k.candidate.structure), k.problem.zero_inputs) *
-                      r.total_us * 1e3;
-            ns += r.total_us * 1e3;
-        }
-        return ns > 0 ? joules / ns : 0.0;
-    };
+    double joules = m.power_idle_w * idle_ns_per_round, ns = idle_ns_per_round;
+    for (const LoopKernel& k : kernels) {
+        const Prediction r = predict_at(m, k.problem, k.candidate, k.ctas_per_sm, f);
+        if (!r.valid) continue;
+        const Activity a(r.tensor_busy, r.l2_traffic_tbps, r.dram_traffic_tbps);
+        joules += board_power_w(m, f, a, uses_mma_sync(k.candidate.structure), k.problem.zero_inputs) *
+                  r.total_us * 1e3;
+        ns += r.total_us * 1e3;
+    }
+    return ns > 0 ? joules / ns : 0.0;
+}
+
+double loop_clock_mhz(const Machine& m, const std::vector<LoopKernel>& kernels, double idle_ns_per_round) {
+    if (!has_power_model(m) || kernels.empty()) return 0;
+    auto average_power = [&](double f) { return loop_power_w(m, kernels, idle_ns_per_round, f); };
     const double top = m.sm_clock_max_mhz;
     if (average_power(top) <= m.power_limit_w) return top;
     double lo = 0.2 * top, hi = top;  // as clock_under_power_limit
@@ -540,10 +544,14 @@ double loop_clock_mhz(const Machine& m, const std::vector<LoopKernel>& kernels, 
 
 bool has_memory_power(const Machine& m) { return m.power_l2_w_per_tbps > 0 || m.power_dram_w_per_tbps > 0; }
 
+double busy_power_w(const Machine& m, bool mma_sync) {
+    return mma_sync && m.power_mma_sync_busy_w >= 0 ? m.power_mma_sync_busy_w : m.power_busy_w;
+}
+
 bool has_power_model(const Machine& m) {
     return m.sm_clock_max_mhz > 0 && m.power_limit_w > 0 && m.power_idle_w > 0 && m.power_idle_w < m.power_limit_w &&
            m.power_busy_w >= 0 && m.power_wgmma_random_w > 0 && m.power_busy_w + m.power_wgmma_zero_w >= 0 &&
-           m.power_mma_sync_random_w > 0 && m.power_busy_w + m.power_mma_sync_zero_w >= 0;
+           m.power_mma_sync_random_w > 0 && busy_power_w(m, true) + m.power_mma_sync_zero_w >= 0;
 }
 
 double board_power_w(const Machine& m, double clock_mhz, const Activity& a, bool mma_sync, bool zero_inputs) {
@@ -555,7 +563,7 @@ double board_power_w(const Machine& m, double clock_mhz, const Activity& a, bool
     const double op = mma_sync ? (zero_inputs ? m.power_mma_sync_zero_w : m.power_mma_sync_random_w)
                                : (zero_inputs ? m.power_wgmma_zero_w : m.power_wgmma_random_w);
     const double scale = clock_mhz / m.sm_clock_max_mhz;
-    return m.power_idle_w + scale * scale * scale * (m.power_busy_w + a.tensor_busy * op) +
+    return m.power_idle_w + scale * scale * scale * (busy_power_w(m, mma_sync) + a.tensor_busy * op) +
            scale * scale * m.power_l2_w_per_tbps * a.l2_tbps + m.power_dram_w_per_tbps * a.dram_tbps;
 }
 
@@ -705,6 +713,8 @@ bool read_machine_file(const std::string& path, Machine* machine, std::string* e
         {"power_wgmma_zero_w", &m.power_wgmma_zero_w, false, -kWatts, kWatts},
         {"power_mma_sync_random_w", &m.power_mma_sync_random_w, false, 0, kWatts, false, true},
         {"power_mma_sync_zero_w", &m.power_mma_sync_zero_w, false, -kWatts, kWatts},
+        // Optional: a file the probe wrote before it measured mma.sync's own busy term.
+        {"power_mma_sync_busy_w", &m.power_mma_sync_busy_w, false, 0, kWatts, false, true},
         // Optional even with the power model (a file the probe wrote before it measured them).
         {"power_l2_w_per_tbps", &m.power_l2_w_per_tbps, false, 0, kWatts, false, true},
         {"power_dram_w_per_tbps", &m.power_dram_w_per_tbps, false, 0, kWatts, false, true},
@@ -749,7 +759,8 @@ bool read_machine_file(const std::string& path, Machine* machine, std::string* e
         *error = "machine file '" + path + "': the power model needs sm_clock_max_mhz, power_limit_w, power_idle_w "
                  "(below the limit), power_busy_w, power_wgmma_random_w (above 0), power_wgmma_zero_w, "
                  "power_mma_sync_random_w (above 0) and power_mma_sync_zero_w (each zero-operand one at least "
-                 "-power_busy_w) together (ladder-probe writes them)";
+                 "-power_busy_w, mma.sync's at least -power_mma_sync_busy_w where the file has it) together "
+                 "(ladder-probe writes them)";
         return false;
     }
     m.sm_count = static_cast<int>(sm_count);
