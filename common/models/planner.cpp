@@ -242,9 +242,6 @@ std::string describe(const Machine& m) {
                       "random; %.0f, %.0f zeros), limit %.0f W\n",
                       m.power_idle_w, m.sm_clock_max_mhz, m.power_busy_w, m.power_wgmma_random_w,
                       m.power_mma_sync_random_w, m.power_wgmma_zero_w, m.power_mma_sync_zero_w, m.power_limit_w);
-    if (has_power_model(m) && m.power_mma_sync_busy_w >= 0)
-        out << format("              mma.sync's own busy term: %.0f W in place of %.0f W\n", m.power_mma_sync_busy_w,
-                      m.power_busy_w);
     if (has_power_model(m))
         out << (has_memory_power(m)
                     ? format("              + (f / %.0f MHz)^2 x %.1f W per TB/s from the L2 + %.1f W per TB/s from DRAM\n",

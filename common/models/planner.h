@@ -114,11 +114,6 @@ struct Machine {
     double power_wgmma_zero_w = 0;    // wgmma, zero operands
     double power_mma_sync_random_w = 0;  // mma.sync, random operands
     double power_mma_sync_zero_w = 0;    // mma.sync, zero operands
-    // What the SMs draw besides the tensor pipe in an mma.sync kernel, at sm_clock_max_mhz:
-    // the busy term of the two mma.sync P_op above, measured on mma.sync loops at two busy
-    // fractions as power_busy_w is on wgmma ones. Below 0 (a machine file from before the
-    // probe measured it): the mma.sync P_op were fitted against power_busy_w, which they use.
-    double power_mma_sync_busy_w = -1;
     // The memory traffic's share (README "The clock under the power limit"): watts per TB/s of
     // bytes the L2 reads for the SMs, at sm_clock_max_mhz (scaled by (f / f_max)^2: the L2
     // and the crossbar taken to share the SMs' voltage), and per TB/s of DRAM traffic (HBM
@@ -330,9 +325,6 @@ Prediction predict(const Machine& machine, const Problem& problem, const Candida
                    int ctas_per_sm, double clock_mhz = 0);
 
 // ---- The clock under the power limit ------------------------------------------------------
-// The busy term of `mma_sync` kernels' power: power_mma_sync_busy_w where the machine file has
-// it, else power_busy_w (README "The clock under the power limit").
-double busy_power_w(const Machine& machine, bool mma_sync);
 // Whether the machine has the constants of the power model (all of them positive where they
 // must be).
 bool has_power_model(const Machine& machine);

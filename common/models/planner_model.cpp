@@ -544,14 +544,10 @@ double loop_clock_mhz(const Machine& m, const std::vector<LoopKernel>& kernels, 
 
 bool has_memory_power(const Machine& m) { return m.power_l2_w_per_tbps > 0 || m.power_dram_w_per_tbps > 0; }
 
-double busy_power_w(const Machine& m, bool mma_sync) {
-    return mma_sync && m.power_mma_sync_busy_w >= 0 ? m.power_mma_sync_busy_w : m.power_busy_w;
-}
-
 bool has_power_model(const Machine& m) {
     return m.sm_clock_max_mhz > 0 && m.power_limit_w > 0 && m.power_idle_w > 0 && m.power_idle_w < m.power_limit_w &&
            m.power_busy_w >= 0 && m.power_wgmma_random_w > 0 && m.power_busy_w + m.power_wgmma_zero_w >= 0 &&
-           m.power_mma_sync_random_w > 0 && busy_power_w(m, true) + m.power_mma_sync_zero_w >= 0;
+           m.power_mma_sync_random_w > 0 && m.power_busy_w + m.power_mma_sync_zero_w >= 0;
 }
 
 double board_power_w(const Machine& m, double clock_mhz, const Activity& a, bool mma_sync, bool zero_inputs) {
@@ -563,7 +559,7 @@ double board_power_w(const Machine& m, double clock_mhz, const Activity& a, bool
     const double op = mma_sync ? (zero_inputs ? m.power_mma_sync_zero_w : m.power_mma_sync_random_w)
                                : (zero_inputs ? m.power_wgmma_zero_w : m.power_wgmma_random_w);
     const double scale = clock_mhz / m.sm_clock_max_mhz;
-    return m.power_idle_w + scale * scale * scale * (busy_power_w(m, mma_sync) + a.tensor_busy * op) +
+    return m.power_idle_w + scale * scale * scale * (m.power_busy_w + a.tensor_busy * op) +
            scale * scale * m.power_l2_w_per_tbps * a.l2_tbps + m.power_dram_w_per_tbps * a.dram_tbps;
 }
 
@@ -713,8 +709,6 @@ bool read_machine_file(const std::string& path, Machine* machine, std::string* e
         {"power_wgmma_zero_w", &m.power_wgmma_zero_w, false, -kWatts, kWatts},
         {"power_mma_sync_random_w", &m.power_mma_sync_random_w, false, 0, kWatts, false, true},
         {"power_mma_sync_zero_w", &m.power_mma_sync_zero_w, false, -kWatts, kWatts},
-        // Optional: a file the probe wrote before it measured mma.sync's own busy term.
-        {"power_mma_sync_busy_w", &m.power_mma_sync_busy_w, false, 0, kWatts, false, true},
         // Optional even with the power model (a file the probe wrote before it measured them).
         {"power_l2_w_per_tbps", &m.power_l2_w_per_tbps, false, 0, kWatts, false, true},
         {"power_dram_w_per_tbps", &m.power_dram_w_per_tbps, false, 0, kWatts, false, true},
@@ -759,8 +753,7 @@ bool read_machine_file(const std::string& path, Machine* machine, std::string* e
         *error = "machine file '" + path + "': the power model needs sm_clock_max_mhz, power_limit_w, power_idle_w "
                  "(below the limit), power_busy_w, power_wgmma_random_w (above 0), power_wgmma_zero_w, "
                  "power_mma_sync_random_w (above 0) and power_mma_sync_zero_w (each zero-operand one at least "
-                 "-power_busy_w, mma.sync's at least -power_mma_sync_busy_w where the file has it) together "
-                 "(ladder-probe writes them)";
+                 "-power_busy_w) together (ladder-probe writes them)";
         return false;
     }
     m.sm_count = static_cast<int>(sm_count);

@@ -690,13 +690,8 @@ __global__ void __launch_bounds__(256, 1) wgmma_sustained(long long iters, int g
 
 // mma.sync m16n8k16 as in section 1, each of the 8 chains on its own operand registers
 // (random bf16 or zeros, the same in every warp), so that consecutive MMAs see other data.
-// With gap_clk > 0 the CTA's 16 warps meet at a barrier every kMmaGapEvery iterations (about
-// 1560 cycles of math at the full rate) and then all wait gap_clk cycles, so that the tensor
-// pipe idles through the wait: the second busy fraction that separates mma.sync's own P_busy
-// from its P_op (a warp's wait alone would leave the other 15 warps' MMAs running beside it).
-constexpr int kMmaGapEvery = 8;
-__global__ void __launch_bounds__(kPeakThreads, 1) mma_sync_sustained(long long iters, int gap_clk, int zero,
-                                                                       float* out, CtaSpan* span) {
+__global__ void __launch_bounds__(kPeakThreads, 1) mma_sync_sustained(long long iters, int zero, float* out,
+                                                                       CtaSpan* span) {
     const int lane = threadIdx.x % 32;
     uint32_t a[kMmaChains][4], b[kMmaChains][2];
 #pragma unroll
@@ -720,12 +715,6 @@ __global__ void __launch_bounds__(kPeakThreads, 1) mma_sync_sustained(long long 
                 " {%0,%1,%2,%3};\n"
                 : "+f"(acc[j][0]), "+f"(acc[j][1]), "+f"(acc[j][2]), "+f"(acc[j][3])
                 : "r"(a[j][0]), "r"(a[j][1]), "r"(a[j][2]), "r"(a[j][3]), "r"(b[j][0]), "r"(b[j][1]));
-        if (gap_clk > 0 && i % kMmaGapEvery == kMmaGapEvery - 1) {
-            __syncthreads();
-            const long long t0 = clock64();
-            while (clock64() - t0 < gap_clk) {
-            }
-        }
     }
     span_end(span);
     float sum = 0;
@@ -1409,11 +1398,10 @@ int main(int argc, char** argv) {
     // 9. The clock under the power limit (common/models/README.md, "The clock under the power
     // limit"): board power P = P_idle + (f / f_max)^3 (P_busy + u P_op), with u the tensor
     // pipe's busy fraction (FLOP per clock per SM over 4096) and P_op the power of a fully
-    // busy tensor pipe at f_max for one kind of instruction and operands. Six loops of a few
-    // seconds each give six (P, f, u); the wgmma loop on random operands, run twice at two
-    // values of u, gives P_busy and P_op for it, the mma.sync loop on random operands, run
-    // twice likewise, mma.sync's own, and each zero-operand loop its own P_op. Then two TMA
-    // streams and their baseline give the memory traffic's terms (below).
+    // busy tensor pipe at f_max for one kind of instruction and operands. Five loops of a few
+    // seconds each give five (P, f, u); the wgmma loop on random operands, run twice at two
+    // values of u, gives P_busy and P_op for it, and each other loop its own P_op. Then two
+    // TMA streams and their baseline give the memory traffic's terms (below).
     {
         Nvml nvml;
         std::string nvml_error;
@@ -1463,7 +1451,6 @@ int main(int argc, char** argv) {
                         {"wgmma, random operands, a 1000-cycle wait after each k-block", true, 0, 1000, {}},
                         {"wgmma, zero operands", true, 1, 0, {}},
                         {"mma.sync, random operands", false, 0, 0, {}},
-                        {"mma.sync, random operands, the CTA waits 1000 cycles every 8 rounds", false, 0, 1000, {}},
                         {"mma.sync, zero operands", false, 1, 0, {}}};
         std::printf("  power       idle %.0f W, enforced limit %.0f W, peak SM clock %.0f MHz\n", idle_w, limit_w,
                     peak_mhz);
@@ -1473,7 +1460,7 @@ int main(int argc, char** argv) {
                 if (loop.wgmma)
                     wgmma_sustained<<<sms, threads, one_per_sm_smem>>>(iters, loop.gap_clk, loop.zero, fout, spans);
                 else
-                    mma_sync_sustained<<<sms, threads, one_per_sm_smem>>>(iters, loop.gap_clk, loop.zero, fout, spans);
+                    mma_sync_sustained<<<sms, threads, one_per_sm_smem>>>(iters, loop.zero, fout, spans);
             };
             // Size the loop: a short run at the unthrottled clock, scaled to kTargetMs.
             const long long trial = loop.wgmma ? 20000 : 40000;
@@ -1511,37 +1498,19 @@ int main(int argc, char** argv) {
                          "measurement is wrong, nothing written\n", why.c_str());
             return 1;
         }
-        auto op_power = [&](double busy_w, const Loop& l) {
-            return ladder::plan::fit_op_power(idle_w, peak_mhz, busy_w, sample(l));
-        };
-        const double wgmma_zero = op_power(busy, loops[2]);
-        // mma.sync's own P_busy and P_op, from its two loops on random operands as the wgmma
-        // pair gives wgmma's: its 16 warps issue other instructions than wgmma's two
-        // warpgroups, and move their operands through the register file. Where the pair cannot
-        // separate them, the probe says so, writes no power_mma_sync_busy_w, and fits mma.sync's
-        // P_op against the wgmma P_busy (what the planner then uses for mma.sync too).
-        double mma_busy = -1, mma_random = 0;
-        if (!ladder::plan::fit_busy_and_op_power(idle_w, peak_mhz, sample(loops[3]), sample(loops[4]), &mma_busy,
-                                                 &mma_random, &why)) {
-            std::printf("  power       the two mma.sync loops on random operands: %s; mma.sync's P_op is fitted "
-                        "against the wgmma P_busy, and power_mma_sync_busy_w is not written\n",
-                        why.c_str());
-            mma_busy = -1;
-            mma_random = op_power(busy, loops[3]);
-        }
-        const double mma_busy_or_wgmma = mma_busy >= 0 ? mma_busy : busy;
-        const double mma_zero = op_power(mma_busy_or_wgmma, loops[5]);
+        auto op_power = [&](const Loop& l) { return ladder::plan::fit_op_power(idle_w, peak_mhz, busy, sample(l)); };
+        const double wgmma_zero = op_power(loops[2]), mma_random = op_power(loops[3]), mma_zero = op_power(loops[4]);
         // P_op of zero operands may come out below 0: zeros toggle less than random data in
         // every part that the busy term lumps together (shared-memory reads, the operand
         // paths), not only in the multipliers. What cannot be negative is the dynamic power of
         // a fully busy pipe, P_busy + P_op.
         require_at_least(mma_random, 0, "P_op of mma.sync on random operands (W)", "power cannot be negative");
-        for (double w : {busy + wgmma_zero, mma_busy_or_wgmma + mma_zero})
-            require_at_least(w, 0, "P_busy + P_op of zero operands (W)",
+        for (double w : {wgmma_zero, mma_zero})
+            require_at_least(busy + w, 0, "P_busy + P_op of zero operands (W)",
                              "the dynamic power of a busy pipe cannot be negative");
-        std::printf("  power       P_busy %.0f W; P_op at f_max: wgmma random %.0f W, zero %.0f W; mma.sync (P_busy %.0f W) "
-                    "random %.0f W, zero %.0f W\n",
-                    busy, wgmma_random, wgmma_zero, mma_busy_or_wgmma, mma_random, mma_zero);
+        std::printf("  power       P_busy %.0f W; P_op at f_max: wgmma random %.0f W, zero %.0f W; mma.sync random %.0f W, "
+                    "zero %.0f W\n",
+                    busy, wgmma_random, wgmma_zero, mma_random, mma_zero);
         // The memory traffic's share: TMA streams with the tensor pipe idle (u = 0), held like the
         // loops above, against a baseline of the same shape that moves no bytes: one warp per SM
         // waiting on its clock (spin), whose P gives P_warp = (P - P_idle) / (f / f_max)^3, what
@@ -1663,8 +1632,8 @@ int main(int argc, char** argv) {
                          "DRAM; one is below 0, so the machine file has no memory term\n", l2_w, dram_w);
         const std::string model = "P = P_idle + (f / sm_clock_max_mhz)^3 (P_busy + u P_op), u the tensor pipe's busy "
                                   "fraction (common/models/README.md)";
-        char loop_text[6][160];
-        for (int i = 0; i < 6; ++i)
+        char loop_text[5][160];
+        for (int i = 0; i < 5; ++i)
             std::snprintf(loop_text[i], sizeof loop_text[i], "%s: %.0f W at %.0f MHz, u %.3f", loops[i].what,
                           loops[i].s.power_w, loops[i].s.clock_mhz, loops[i].u);
         constants.push_back({"sm_clock_max_mhz", peak_mhz, "MHz",
@@ -1680,21 +1649,11 @@ int main(int argc, char** argv) {
         constants.push_back({"power_wgmma_random_w", wgmma_random, "W", model + ": P_op of the same two loops" + sampled});
         constants.push_back({"power_wgmma_zero_w", wgmma_zero, "W",
                              model + ": P_op of wgmma m64n256k16 on zero operands (" + loop_text[2] + ")" + sampled});
-        if (mma_busy >= 0) {
-            constants.push_back({"power_mma_sync_busy_w", mma_busy, "W",
-                                 model + ": P_busy of mma.sync kernels, from the two mma.sync m16n8k16 loops on random "
-                                         "operands in registers (" + loop_text[3] + "; " + loop_text[4] + ")" + sampled});
-            constants.push_back({"power_mma_sync_random_w", mma_random, "W",
-                                 model + ": P_op of the same two loops, with power_mma_sync_busy_w" + sampled});
-        } else {
-            constants.push_back({"power_mma_sync_random_w", mma_random, "W",
-                                 model + ": P_op of mma.sync m16n8k16 on random operands in registers (" + loop_text[3] +
-                                     "), with power_busy_w (its two loops did not separate a P_busy of its own)" +
-                                     sampled});
-        }
+        constants.push_back({"power_mma_sync_random_w", mma_random, "W",
+                             model + ": P_op of mma.sync m16n8k16 on random operands in registers (" + loop_text[3] +
+                                 ")" + sampled});
         constants.push_back({"power_mma_sync_zero_w", mma_zero, "W",
-                             model + ": P_op of the same on zero operands (" + loop_text[5] + "), with the P_busy " +
-                                 (mma_busy >= 0 ? "of mma.sync" : "of wgmma") + sampled});
+                             model + ": P_op of the same on zero operands (" + loop_text[4] + ")" + sampled});
         char stream_text[2][160];
         for (int i = 0; i < 2; ++i)
             std::snprintf(stream_text[i], sizeof stream_text[i], "%s: %.0f W at %.0f MHz, %.2f TB/s", streams[i].what,
