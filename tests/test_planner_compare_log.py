@@ -12,6 +12,8 @@ import sys
 
 
 def main():
+    if len(sys.argv) not in (3, 5):
+        sys.exit("usage: test_planner_compare_log.py LADDER_PLAN RESULTS_DIR [CSV LOG]")
     plan, folder = sys.argv[1], sys.argv[2]
     csv, name = (sys.argv[3], sys.argv[4]) if len(sys.argv) == 5 else ("bench.csv", "planner_compare.log")
     log = f"{folder}/{name}"
