@@ -353,8 +353,16 @@ TEST(TileChoice, AnOddKInClustersReadsTheFewestRowsPerSm) {
     // Clusters of 2 (K % 64 != 0): 4 waves of 128 + 256 / 2 rows against 5 of 128 + 192 / 2.
     EXPECT_EQ(tile(5000, 3000, 1000), "128x256");
     EXPECT_EQ(tile(4950, 2048, 5256), "128x256");  // the fill rules gave 128x128
-    EXPECT_EQ(tile(3072, 3072, 1000), "128x192");  // 3 waves either way: the narrower reads less
-    EXPECT_EQ(tile(2000, 3000, 1496), "128x192");
+    EXPECT_EQ(tile(3072, 3072, 1000), "192x192");  // 2 waves of 192 + 96 rows against 3 of 128 + 96
+    EXPECT_EQ(tile(2000, 3000, 1496), "128x192");  // 192x192: 2 waves of 288 rows against 2 of 224
+    EXPECT_EQ(tile(2048, 2048, 2056), "128x256");  // 192x192 would make one wave: never
+    EXPECT_EQ(tile(2500, 5000, 1232), "192x192");  // 3 waves, 20 k-blocks
+    EXPECT_EQ(tile(7617, 2138, 2456), "128x224");  // 4 waves of 192x192 but 39 k-blocks
+    EXPECT_EQ(tile(5714, 8068, 1000), "128x256");  // 192x192 would make 10 waves
+    // 192x192 never shares a tile: no stream-K, no split-K.
+    EXPECT_EQ(choose(3072, 3072, 1000, 132, 2).splits, 1);
+    EXPECT_EQ(choose(3072, 3072, 1000, 132, 2).sharing_clusters, 0);
+    EXPECT_EQ(ladder::tile_choice::estimate(128, 128, 65536, 132, 2, {192, 192}).splits, 1);
     // K % 64 == 0: the fill rules decide (128x192 fills 98% of its waves, 128x256 91%).
     EXPECT_EQ(tile(3000, 5000, 2048), "128x192");
 }
@@ -1220,7 +1228,8 @@ TEST(TileChoice, PicksTheTileAndTheTransposeOfTheWorkedExamples) {
         const char* variant;
         int bm, bn, stages;
     };
-    for (const Forced& f : {Forced{"tile128x128", 128, 128, 6}, Forced{"tile128x192", 128, 192, 4},
+    for (const Forced& f : {Forced{"tile128x128", 128, 128, 6}, Forced{"tile128x192", 128, 192, 5},
+                            Forced{"tile192x192", 192, 192, 4},
                             Forced{"tile128x144", 128, 144, 5}, Forced{"tile64x160", 64, 160, 7},
                             Forced{"tile64x96", 64, 96, 10}, Forced{"tile128x224", 128, 224, 4},
                             Forced{"tile64x192", 64, 192, 6}, Forced{"tile128x64", 128, 64, 8},

@@ -8,8 +8,8 @@
 // multicast, a persistent grid in grouped order, a TMA-store epilogue); read that first, for
 // the ring, the barriers, the cluster and the registers. What this module adds, and why
 // (README.md in the step's folder, "The every-shape kernel"; NOTES.md has the measurements):
-//   * A tile per problem: Tile<CONSUMERS, COLUMNS> (tiles.cuh), one or two consumers (64 or
-//     128 rows) by 64 to 256 columns, each with as many stages as fit; the family is the
+//   * A tile per problem: Tile<CONSUMERS, COLUMNS> (tiles.cuh), one to three consumers (64,
+//     128 or 192 rows) by 64 to 256 columns, each with as many stages as fit; the family is the
 //     table of tile_family.h, and tile_choice.h picks one per problem by the rule the
 //     planner shares. `step-7 --tile RxC` forces one.
 //   * C^T: a problem of few columns and many rows computes C^T = B A^T instead, so that its
@@ -75,11 +75,11 @@ constexpr int GROUP_M_TILES = 16;
 static_assert(GROUP_M_TILES == tile_choice::kGroupMTiles, "the planner's grouped order is the kernel's");
 static_assert(ROW_BYTES == 128, "a k-block row must be exactly one 128-byte swizzle span");
 static_assert(BK % WGMMA_K == 0, "a k-block is whole wgmma k-steps");
-// The TMA-store epilogue's named barriers: each consumer warpgroup has its own (ids 1 and
-// 2, 128 threads) to order its shared-memory writes against the TMA store that reads them,
+// The TMA-store epilogue's named barriers: each consumer warpgroup has its own (ids 1 to
+// 3, 128 threads) to order its shared-memory writes against the TMA store that reads them,
 // without stopping the other warpgroups.
 constexpr int EPILOGUE_BARRIER_ID = 1;  // + consumer index
-// Ping-pong's order barriers (ids 3 and 4, both consumers' 256 threads): consumer c waits at
+// Ping-pong's order barriers (ids 4 and 5, both consumers' 256 threads): consumer c waits at
 // ORDER_BARRIER_ID + c for its turn at the tensor cores, and the other consumer arrives there
 // when its main loop is issued.
 constexpr int ORDER_BARRIER_ID = EPILOGUE_BARRIER_ID + MAX_CONSUMERS;
@@ -148,7 +148,7 @@ __device__ __forceinline__ void named_barrier_arrive(int id, int count) {
 // -------------------------------------------------------------------------------------
 // Kernel
 // -------------------------------------------------------------------------------------
-// Warpgroup 0 produces, warpgroups 1 and 2 consume. The ring protocol, per stage:
+// Warpgroup 0 produces, warpgroups 1 to CONSUMERS consume. The ring protocol, per stage:
 //   full_barrier  count 1: the producer's arrive.expect_tx, plus the TMA transaction
 //                 bytes of the boxes that signal it: this CTA's A box and EVERY CTA's B
 //                 slice (a multicast copy signals the barrier at the same offset in each
@@ -162,8 +162,8 @@ __device__ __forceinline__ void named_barrier_arrive(int id, int count) {
 // Stage and phase run on across tiles: fill f is the f-th k-block this CTA loads, over
 // all its tiles, and producer and consumers walk the same tile sequence.
 // A kernel per tile T, cluster size and schedule; every argument is in p (Params above).
-//   PINGPONG false (cooperative): both consumers work on every tile, on 64 rows each, and
-//     read every stage.
+//   PINGPONG false (cooperative): every consumer works on every tile, on 64 rows each, and
+//     reads every stage.
 //   PINGPONG true: the consumers take turns. Consumer c computes all BM rows of every other
 //     tile of the CTA's sequence (units c, c + 2, ...), so each stage has one reader, and
 //     one consumer's epilogue runs while the other's main loop has the tensor cores. The
@@ -287,9 +287,9 @@ __global__ void __launch_bounds__(T::THREADS, 1) gemm_kernel(const __grid_consta
         const int lane = thread_in_wg % 32;
 
         // ---- main loop: wgmma on full stages, hand each back as soon as it is read ------
-        // Cooperative: both consumers read every fill, from fill 0 on (the timeline numbers
-        // k-blocks by fill); this consumer's 64 rows are the top or bottom half of each
-        // stage's A box. Ping-pong: a consumer reads the fills of its own tiles and steps
+        // Cooperative: every consumer reads every fill, from fill 0 on (the timeline numbers
+        // k-blocks by fill); this consumer's 64 rows are its 64-row block of each stage's
+        // A box. Ping-pong: a consumer reads the fills of its own tiles and steps
         // over the other's, and multiplies all of the A box, 64 rows per wgmma.
         int stage = 0;
         uint32_t phase = 0;
@@ -307,7 +307,8 @@ __global__ void __launch_bounds__(T::THREADS, 1) gemm_kernel(const __grid_consta
         // These are loop invariants, but left visible the compiler re-derives them from
         // the shared-memory window on every k-block (ncu's source view at 4096^3: about 30
         // of the loop's 85 instructions per k-block and warp). Opaque copies stay in
-        // registers: the consumers have 232, and the accumulators take 128.
+        // registers: the accumulators take at most 128 of a consumer's registers (232 with two
+        // consumers; three are compiled within 128, of which 96 accumulators).
         asm volatile("" : "+r"(a_desc0), "+r"(b_desc0), "+l"(full_barrier), "+l"(empty_barrier));
         int fill = 0;  // k-blocks consumed so far, over all units (the timeline's numbering)
         WorkCursor work(p.sched, cluster_id);
@@ -380,7 +381,7 @@ __global__ void __launch_bounds__(T::THREADS, 1) gemm_kernel(const __grid_consta
 
             // ---- epilogue: accumulators -> bf16 -> swizzled smem -> TMA store ----------
             // (wgmma's D layout as in step 06: layout::wgmma_acc_row/col.)
-            if constexpr (!PINGPONG) {
+            if constexpr (!PINGPONG && T::SHARES) {
                 const int row0 = m0 + consumer * WGMMA_M;  // first row of this consumer's piece
                 if (row0 >= p.M) continue;  // the whole piece is below C (uniform per warpgroup)
                 // Split-K (schedule.cuh): the slice's fp32 sums go to a slot of their own, and
@@ -667,7 +668,7 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     double dram = 0;
     if (cudaError_t err = dram_gbps(kStep, &dram); err != cudaSuccess) return err;
     const int k_blocks = layout::ceil_div(K, BK);
-    const bool share = share_last_wave && !PINGPONG;
+    const bool share = share_last_wave && !PINGPONG && T::SHARES;
     const int splits = share ? stream_k::split_count(units, slots, k_blocks) : 1;
     p.sched = make_schedule(units, k_blocks, slots, share, one_tile_row, exceeds_l2,
                             stream_k::narrow_wave(cta_tiles, resident.ctas, k_blocks, BM),
@@ -676,7 +677,7 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     float* partials = nullptr;
     int* flags = nullptr;
     if (cudaError_t err = stream_k_workspace<T>(kStep, stream, p.sched, clustered ? CLUSTER : 1,
-                                                resident.ctas, MAX_CONSUMERS, &partials, &flags);
+                                                resident.ctas, SHARING_CONSUMERS, &partials, &flags);
         err != cudaSuccess)
         return err;
     p.partials = partials;
@@ -685,14 +686,16 @@ cudaError_t launch_tile(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfl
     if (!clustered) {
         gemm_kernel<1, T, PINGPONG><<<static_cast<unsigned>(p.sched.clusters), THREADS, SMEM_BYTES, stream>>>(p);
         if (cudaError_t err = check_launch(kStep); err != cudaSuccess || p.sched.splits == 1) return err;
-        return launch_reduce<1, T>(kStep, p, stream);
+        if constexpr (T::SHARES) return launch_reduce<1, T>(kStep, p, stream);
+        return cudaSuccess;
     }
     config.gridDim = dim3(static_cast<unsigned>(p.sched.clusters * CLUSTER));
     if (cudaError_t err = cudaLaunchKernelEx(&config, gemm_kernel<CLUSTER, T, PINGPONG>, p); err != cudaSuccess)
         return fail(err, "%s: cudaLaunchKernelEx (cluster size %d): %s", kStep, CLUSTER,
                     cudaGetErrorString(err));
     if (cudaError_t err = check_launch(kStep); err != cudaSuccess || p.sched.splits == 1) return err;
-    return launch_reduce<CLUSTER, T>(kStep, p, stream);
+    if constexpr (T::SHARES) return launch_reduce<CLUSTER, T>(kStep, p, stream);
+    return cudaSuccess;
 }
 
 // The planner's choice for this problem on this GPU (tile_choice.h): the tile,
@@ -765,8 +768,8 @@ constexpr int widest_columns() {
 cudaError_t workspace_bytes(size_t* bytes) {
     int sms = 0;
     if (cudaError_t err = sm_count(kStep, &sms); err != cudaSuccess) return err;
-    *bytes = flag_bytes(sms, MAX_CONSUMERS) +
-             static_cast<size_t>(sms) * MAX_CONSUMERS * WGMMA_M * widest_columns() * sizeof(float);
+    *bytes = flag_bytes(sms, SHARING_CONSUMERS) +
+             static_cast<size_t>(sms) * SHARING_CONSUMERS * WGMMA_M * widest_columns() * sizeof(float);
     return cudaSuccess;
 }
 

@@ -34,7 +34,7 @@ struct Estimate {
     int sharing_clusters;  // clusters that share the last wave (stream-K), 0 for none
     const char* reason;
     bool transposed;       // computed as C^T = B A^T (see choose)
-    Shape shape;           // the tile: 64 or 128 rows (one consumer warpgroup per 64)
+    Shape shape;           // the tile: 64, 128 or 192 rows (one consumer warpgroup per 64)
     long long units;       // schedule units (cluster tiles where clusters launch, else CTA tiles)
     long long slots;       // units that run at once: resident clusters, or CTAs
     int splits;            // slices of K per tile: 1, or split-K through the reduce kernel
@@ -117,6 +117,7 @@ inline Estimate pingpong_estimate(long long m, long long n, Shape tile, int sms)
 // launches it (clusters where launches_clusters says so).
 inline Estimate estimate(long long m, long long n, long long k, int sms, int cluster, Shape tile,
                          bool share_last_wave = true, double dram_gbps = stream_k::kH100DramGBps) {
+    if (!shares(tile)) share_last_wave = false;  // 192x192: no stream-K, no split-K (tile_family.h)
     const long long tiles_m = (m + tile.rows - 1) / tile.rows;
     const long long tiles_n = (n + tile.columns - 1) / tile.columns;
     const long long tiles = tiles_m * tiles_n;
@@ -219,6 +220,16 @@ constexpr double kPaddingGain = 0.10;
 constexpr long long kLongKBlocks = 256;
 constexpr long long kLongKTiles = 16;
 
+// Where K % 64 != 0, 192x192 in clusters (choose_tile) at 2 waves, or at 3 to kTile192Waves
+// with a K of at most kTile192KBlocks k-blocks. Both bounds are fitted to the 20 shapes whose
+// tile the rule changed (NOTES.md, "A 192x192 tile, three consumers").
+constexpr long long kTile192Waves = 4;
+constexpr long long kTile192KBlocks = 24;
+inline bool tile192_fits(const Estimate& e, int sms, long long k) {
+    if (e.slots == sms || e.waves < 2) return false;  // clusters, more than one wave
+    return e.waves == 2 || (e.waves <= kTile192Waves && (k + 63) / 64 <= kTile192KBlocks);
+}
+
 // The tile for M x N x K (the problem as computed, after any transpose).
 inline Estimate choose_tile(long long m, long long n, long long k, int sms, int cluster,
                             bool share_last_wave = true, double dram_gbps = stream_k::kH100DramGBps) {
@@ -281,11 +292,23 @@ inline Estimate choose_tile(long long m, long long n, long long k, int sms, int 
     // clusters of 2: 5000x3000x1000 58.4 us against 61.9 (4 waves of 384 rows against 5 of
     // 320), 2500x6000x1480 78.1 against 82.0; and the other way, 3072x3072x1000 44.3 against
     // 39.4 (3 waves each), 2000x3000x1496 42.1 against 37.9 (2 each).
+    // 192x192 (three consumers) too, where it makes 2 waves of clusters, or 3 to
+    // kTile192Waves with at most kTile192KBlocks k-blocks; it never shares the last wave.
+    // Measured on the H100 (NOTES.md, "A 192x192 tile, three consumers"), the rule against
+    // the 128-row tile it took before, in alternating processes: 3072x3072x1000 36.0 us
+    // against 39.5 (2 waves of 288 rows against 3 of 224), 3000^3 83.5 against 92.4,
+    // 4342x1806x5768 161.4 against 173.5, 2500x5000x1232 56.8 against 62.2 (3 waves),
+    // 6144x3072x1000 64.5 against 69.5 (4); but 7617x2138x2456 (4 waves, 39 k-blocks) 171.1
+    // against 164.0, and above 4 waves it lost by up to 7% (7369x4096x5464 540.8 against
+    // 502.7, 5714x8068x1000 258.0 against 247.6). In one wave it lost too (2048x2048x2056
+    // 33.6 against 31.2).
     if (k % 64 != 0 && large.slots < sms) {
         Estimate best = large;
-        for (const Shape shape : {Shape{128, 224}, Shape{128, 192}, Shape{128, 144}, Shape{128, 128}}) {
+        for (const Shape shape :
+             {Shape{128, 224}, Shape{128, 192}, Shape{128, 144}, Shape{128, 128}, Shape{192, 192}}) {
             if (shape.columns == 224 && (k + 63) / 64 <= kShortKBlocks) continue;  // see 128x224 below
             const Estimate e = estimate(m, n, k, sms, cluster, shape, share_last_wave, dram_gbps);
+            if (shape.rows == 192 && !tile192_fits(e, sms, k)) continue;
             if (l2_rows_per_sm(e, sms) < l2_rows_per_sm(best, sms)) best = e;
         }
         best.reason = "K % 64 != 0 in clusters: the tile whose SMs each read the fewest rows from L2";

@@ -2,7 +2,8 @@
 // chosen per problem. The kernel there is compiled once per tile of the family
 // (tile_family.h); this file holds what each tile derives, and what lets one kernel serve
 // every shape of problem. Read it before every_shape.cu.
-//   device: Tile<CONSUMERS, COLUMNS> (each tile's stages, shared memory and registers,
+//   device: Tile<CONSUMERS, COLUMNS> (each tile's stages, shared memory, registers and
+//           whether it may be shared,
 //           derived below), B_SLICE_ROWS/BYTES, slice_cluster, wgmma_tile (the wgmma of the
 //           tile's width), b_edge_slice and stage_tx_bytes (what a stage receives where a
 //           box is cut short at C's edge), CStore, store_tile_direct and
@@ -16,6 +17,7 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -34,8 +36,8 @@ namespace ladder {
 // -------------------------------------------------------------------------------------
 // Step 07's gemm.cu derives its large tile, 128x256 with 4 stages, as step 06 does. What
 // the every-shape kernel adds is the choice of the tile per problem, Tile<CONSUMERS, COLUMNS>
-// (the rows of tile_family.h's table): 1 or 2 consumers (64 or 128 rows) by 64 to 256
-// columns (wgmma m64nNk16 with N = 256, 224, 192, 168, 160, 144, 128, 96 or 64: N/2
+// (the rows of tile_family.h's table): 1, 2 or 3 consumers (64, 128 or 192 rows) by 64 to
+// 256 columns (wgmma m64nNk16 with N = 256, 224, 192, 168, 160, 144, 128, 96 or 64: N/2
 // accumulators per thread).
 //   * 128x256 (step 06's tile) is the ladder's shape for large problems.
 //   * The smaller tiles make more tiles: they fill the GPU when the problem has few, or
@@ -50,13 +52,17 @@ namespace ladder {
 //     way), 128x224 fewer than 128x144 with fewer bytes per FLOP (2560^2: two waves
 //     against three).
 //   * 128x64 puts two consumers on an M of 97 to 128: half as many tiles as 64x64.
-// The planner picks one per problem (tile_choice.h beside this file). A third
-// consumer (192x256, 22% fewer bytes per FLOP) does not compile: 512 threads start with
-// 65536/512 = 128 registers each, ptxas allocates the whole kernel within that, and a
-// wgmma m64n256 with its 128 accumulators needs at least 154 (error C7602).
+//   * 192x192 (three consumers) reads 288 rows from L2 per k-block in clusters of 2 for 1.5x
+//     the math of 128x192's 224: where K % 64 != 0 the problem is bound by those reads
+//     (NOTES.md, "A 192x192 tile, three consumers").
+// The planner picks one per problem (tile_choice.h beside this file). Three consumers are
+// 512 threads, which start with 65536/512 = 128 registers each, and ptxas allocates the
+// whole kernel within that (setmaxnreg moves registers at run time only): 192x192's 96
+// accumulators fit, with no stream-K or split-K code compiled (SHARES below: the fix-up
+// keeps up to 32 float4 loads in flight); 192x256's 128 do not (ptxas error C7602).
 //
 // Shared memory (227 KB = 232448 bytes a CTA may opt in to): C staging for the TMA store
-// (one 64x128 bf16 tile per consumer, 16 KB each), the barriers and 2 KB of alignment
+// (one 64 x EPI_COLUMNS bf16 tile per consumer, 16 or 8 KB each), the barriers and 2 KB of alignment
 // slack; then as many stages of A (BM x 64) and B (BN x 64) as fit (tile_choice::stages in
 // tile_family.h, which the planner reads too): 128x256 holds 32 KB + 4 stages x 48 KB =
 // 224 KB, 64x64 16 KB + 13 stages x 16 KB = 224 KB; `ladder-plan --step 7 --tile RxC`
@@ -67,11 +73,13 @@ namespace ladder {
 constexpr int BK = tile_choice::kBlockColumns;  // 64: one 128-byte swizzle row of bf16
 constexpr int WARPGROUP_THREADS = 128;
 constexpr int WGMMA_M = 64;  // rows of C per consumer: one wgmma m64
-constexpr int MAX_CONSUMERS = 2;
+constexpr int MAX_CONSUMERS = 3;
+// The most consumers of a tile that stream-K and split-K share (tile_choice::shares): the
+// workspace holds a partial tile for each.
+constexpr int SHARING_CONSUMERS = 2;
 constexpr size_t SMEM_OPTIN_BYTES = tile_choice::kSmemOptinBytes;  // 227 KB on an H100
-constexpr int EPI_N = 128;    // columns of C a consumer stages in shared memory at a time
+constexpr int EPI_N = 128;    // the most columns of C a consumer stages in shared memory at a time
 constexpr int C_BOX = 64;     // a TMA store box is 64x64 bf16: 128-byte rows, one swizzle span
-constexpr uint32_t C_STAGE_BYTES = WGMMA_M * EPI_N * sizeof(__nv_bfloat16);  // 16 KB per consumer
 
 // One tile of the family: everything the kernel and its launch derive from its shape.
 template <int CONSUMERS, int COLUMNS>
@@ -88,9 +96,11 @@ struct Tile {
     // Columns the TMA store writes: whole 64-column boxes. The rest of a width that is not
     // a multiple of 64 (the last 16 of 144, the last 32 of 160, 96 and 224) is stored directly.
     static constexpr int TMA_COLUMNS = BN / C_BOX * C_BOX;
-    // Columns the epilogue stages per round through the consumer's 64x128 C buffer: 128,
-    // or one 64-column box at a time where 128 does not divide them (the 192 of 192 and of 224).
+    // Columns the epilogue stages per round through the consumer's C buffer: 128, or one
+    // 64-column box at a time where 128 does not divide them (the 192 of 192 and of 224).
     static constexpr int EPI_COLUMNS = TMA_COLUMNS % EPI_N == 0 ? EPI_N : C_BOX;
+    // Stream-K and split-K may share this tile (tile_family.h: one or two consumers).
+    static constexpr bool SHARES = tile_choice::shares({BM, BN});
     // The most stages that fit beside the C staging, the barriers and the alignment slack
     // (one formula for the kernel and the planner: tile_family.h).
     static constexpr int STAGES = tile_choice::stages({BM, BN});
@@ -99,7 +109,8 @@ struct Tile {
     // thread can hold (255), so there is nothing to move.
     static constexpr int LAUNCH_REGISTERS = 65536 / THREADS / 8 * 8;  // per thread, at launch
     static constexpr int PRODUCER_REGISTERS = 40;
-    static constexpr int CONSUMER_REGISTERS = 232;
+    static constexpr int CONSUMER_REGISTERS =  // 232 with two consumers, 152 with three
+        std::min(232, (LAUNCH_REGISTERS * THREADS / WARPGROUP_THREADS - PRODUCER_REGISTERS) / CONSUMERS / 8 * 8);
     static constexpr bool MOVES_REGISTERS = CONSUMERS > 1;
     // Ping-pong (every_shape.cu): one consumer holds the whole BM x BN tile, two 64-row
     // blocks of ACC_REGS accumulators, with room above them.
@@ -112,13 +123,16 @@ struct Tile {
         // rows = 8 KB.
         alignas(1024) __nv_bfloat16 a[STAGES][BM * BK];
         alignas(1024) __nv_bfloat16 b[STAGES][BN * BK];
-        alignas(1024) __nv_bfloat16 c[CONSUMERS][WGMMA_M * EPI_N];  // two 64x64 boxes each
+        alignas(1024) __nv_bfloat16 c[CONSUMERS][WGMMA_M * EPI_COLUMNS];  // one or two 64x64 boxes each
         uint64_t full_barrier[STAGES];   // "A and every B slice have landed in THIS CTA"
         uint64_t empty_barrier[STAGES];  // "every consumer of the cluster is done reading"
     };
     static constexpr size_t SMEM_BYTES = sizeof(SharedStorage) + 1024;
 
-    static_assert(CONSUMERS >= 1 && CONSUMERS <= MAX_CONSUMERS, "64 or 128 rows");
+    static_assert(CONSUMERS >= 1 && CONSUMERS <= MAX_CONSUMERS, "64, 128 or 192 rows");
+    static_assert(EPI_COLUMNS == tile_choice::staging_columns({BM, BN}),
+                  "the stage count (tile_family.h) sets aside the C staging this kernel holds");
+    static_assert(!SHARES || CONSUMERS <= SHARING_CONSUMERS, "the workspace holds every sharing consumer's partials");
     static_assert(tile_choice::in_family({BM, BN}), "a tile of the family (tile_family.h)");
     static_assert(TMA_COLUMNS % EPI_COLUMNS == 0 && EPI_COLUMNS % C_BOX == 0,
                   "whole store boxes per round");
@@ -138,7 +152,7 @@ struct Tile {
                       WARPGROUP_THREADS * (PRODUCER_REGISTERS + CONSUMERS * CONSUMER_REGISTERS) <=
                           LAUNCH_REGISTERS * THREADS,
                   "the re-balanced registers must fit the CTA's launch allocation");
-    static_assert(CONSUMER_REGISTERS >= ACC_REGS + 64, "room above the accumulators");
+    static_assert(CONSUMER_REGISTERS >= ACC_REGS + 56, "room above the accumulators (192x192: 96 in 152)");
     static_assert(!PINGPONG_CAPABLE || (CONSUMERS == 2 && CONSUMER_REGISTERS >= 2 * ACC_REGS + 64),
                   "room above a ping-pong consumer's two blocks of accumulators");
     static_assert(A_TILE_BYTES + B_TILE_BYTES < (1u << 20),
@@ -155,9 +169,7 @@ static_assert(WGMMA_M == 64, "each consumer issues wgmma with M = 64");
 static_assert(C_BOX * sizeof(__nv_bfloat16) == 128,
               "a C store box row must be exactly one 128-byte swizzle span");
 static_assert(EPI_N % C_BOX == 0, "whole store boxes per epilogue round");
-static_assert(C_STAGE_BYTES % 1024 == 0, "C tiles stay 1024-aligned");
-static_assert(C_STAGE_BYTES == tile_choice::kCStagingBytesPer64Rows,
-              "the stage count (tile_family.h) sets aside the C staging this kernel holds");
+static_assert(WGMMA_M * C_BOX * sizeof(__nv_bfloat16) % 1024 == 0, "C tiles stay 1024-aligned");
 
 // The cluster size a tile runs, up to CLUSTER (tile_choice::slice_cluster: whole 8-row
 // swizzle atoms per B slice).

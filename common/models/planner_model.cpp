@@ -141,6 +141,7 @@ Candidate step07_launch(const Machine& machine, const std::string& variant, Prob
     // follows (a programmatic dependent launch: its launch overlaps this grid's tail) is
     // charged as a shared tile's fixup (predict(): every slice's fp32 partials stored, and
     // read back one slice after another at the rate one SM loads), not as a kernel of its own.
+    if (!tile_choice::shares(tile)) return c;  // 192x192 shares no tile (tile_family.h)
     if (const int splits = stream_k::split_count(tiles, resident, k_blocks); splits > 1) {
         c.split_k = splits;
         return c;
