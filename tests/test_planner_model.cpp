@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <tuple>
 
 #include <unistd.h>  // getpid
 
@@ -363,6 +364,17 @@ TEST(TileChoice, AnOddKInClustersReadsTheFewestRowsPerSm) {
     EXPECT_EQ(choose(3072, 3072, 1000, 132, 2).splits, 1);
     EXPECT_EQ(choose(3072, 3072, 1000, 132, 2).sharing_clusters, 0);
     EXPECT_EQ(ladder::tile_choice::estimate(128, 128, 65536, 132, 2, {192, 192}).splits, 1);
+    // The shapes of test_gpu.cpp's GpuRuleShapes, which check the 192x192 tile as the rule
+    // launches it: in clusters of 2 and of 4, with edge tiles, and (2100x3400) in clusters of
+    // 4 with a cluster a CTA row below C.
+    for (const int cluster : {2, 4})
+        for (const auto& [m, n, k] : {std::tuple{3000LL, 3000LL, 1032LL}, std::tuple{2999LL, 3001LL, 1000LL}}) {
+            const auto e = choose(m, n, k, 132, cluster);
+            EXPECT_TRUE(e.shape.rows == 192 && e.shape.columns == 192) << m << "x" << n << "x" << k << " cluster " << cluster;
+        }
+    const auto four = choose(2100, 3400, 1480, 132, 4);
+    EXPECT_TRUE(four.shape.rows == 192 && four.shape.columns == 192);
+    EXPECT_EQ(four.units, 3 * 18);  // 11 rows of tiles in 3 rows of clusters of 4
     // K % 64 == 0: the fill rules decide (128x192 fills 98% of its waves, 128x256 91%).
     EXPECT_EQ(tile(3000, 5000, 2048), "128x192");
 }
