@@ -56,7 +56,7 @@ bad_args = [(step6, args, pattern) for args, pattern in [
     (["--seed", "+7"], r"--seed must be a whole number"),
     (["--reference", "cpu", "--m", "2000000000", "--n", "2000000000", "--k", "8"],
      r"--reference cpu is for small shapes"),
-    (["--reference", "gpu"], r"--reference must be cublas or cpu"),
+    (["--reference", "fp64"], r"--reference must be cublas, cpu or gpu"),
     (["--variant", "foo"], r"no variant 'foo' \(variants of step 6: cooperative \(default\), pingpong\)"),
     (["--variant", b"\xff\xfe".decode("latin-1")], r"no variant '\\xff\\xfe'"),
     (["--csv", "/nonexistent-directory/bench.csv"], r"--csv: cannot open '/nonexistent-directory/bench.csv'"),

@@ -201,7 +201,7 @@ TEST(Cli, RejectsBadArguments) {
     EXPECT_FALSE(parse({"--sizes", "1x2x3x4"}, &o, &error));
     EXPECT_FALSE(parse({"--m", "64", "--sizes", "quick"}, &o, &error));
     EXPECT_FALSE(parse({"--runs", "5"}, &o, &error));
-    EXPECT_FALSE(parse({"--reference", "gpu"}, &o, &error));
+    EXPECT_FALSE(parse({"--reference", "fp64"}, &o, &error));
     EXPECT_FALSE(parse({"--frobnicate"}, &o, &error));
     EXPECT_NE(error.find("--frobnicate"), std::string::npos);
     EXPECT_FALSE(parse({"--reference", "cpu", "--sizes", "8192"}, &o, &error));
@@ -237,6 +237,23 @@ TEST(Cli, SeedIsPlainDigits) {
         EXPECT_FALSE(parse({"--seed", bad}, &o, &error)) << "'" << bad << "'";
         EXPECT_NE(error.find("--seed"), std::string::npos) << error;
     }
+}
+
+TEST(Cli, ReferenceIsCublasCpuOrGpu) {
+    std::string error;
+    cli::Options o;
+    ASSERT_TRUE(parse({"--reference", "gpu", "--m", "3000", "--n", "3000", "--k", "1032"}, &o, &error)) << error;
+    EXPECT_TRUE(o.gpu_reference);
+    EXPECT_FALSE(o.cpu_reference);  // any size: the float64 GEMM runs on the GPU
+    cli::Options c;
+    ASSERT_TRUE(parse({"--reference", "cpu", "--sizes", "small"}, &c, &error)) << error;
+    EXPECT_TRUE(c.cpu_reference);
+    EXPECT_FALSE(c.gpu_reference);
+    cli::Options d;
+    ASSERT_TRUE(parse({"--reference", "cublas"}, &d, &error)) << error;
+    EXPECT_FALSE(d.cpu_reference || d.gpu_reference);
+    EXPECT_FALSE(parse({"--reference", "fp64"}, &d, &error));
+    EXPECT_NE(error.find("cublas, cpu or gpu"), std::string::npos) << error;
 }
 
 TEST(Cli, RunsHaveAnUpperBound) {

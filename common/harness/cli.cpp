@@ -328,9 +328,10 @@ bool parse(int argc, const char* const* argv, Options* out, std::string* error) 
         } else if (arg == "--reference") {
             const char* v = value("--reference");
             if (v == nullptr) return false;
-            if (std::strcmp(v, "cpu") == 0) o.cpu_reference = true;
-            else if (std::strcmp(v, "cublas") != 0) {
-                *error = std::string("--reference must be cublas or cpu, not '") + ladder::printable(v) + "'";
+            o.cpu_reference = std::strcmp(v, "cpu") == 0;
+            o.gpu_reference = std::strcmp(v, "gpu") == 0;
+            if (!o.cpu_reference && !o.gpu_reference && std::strcmp(v, "cublas") != 0) {
+                *error = std::string("--reference must be cublas, cpu or gpu, not '") + ladder::printable(v) + "'";
                 return false;
             }
         } else {
@@ -402,10 +403,11 @@ std::string usage(const char* program) {
            " [--check] [--bench] [--m M --n N --k K |\n"
            "       --sizes default|short|quick|small|check|contract|classes|LIST]\n"
            "       [--variant NAME | --variants all|compared|default | --tile RxC|all] [--csv FILE]\n"
-           "       [--seed S] [--runs 20..100000] [--reference cublas|cpu] [--inputs uniform|zero]\n"
+           "       [--seed S] [--runs 20..100000] [--reference cublas|cpu|gpu] [--inputs uniform|zero]\n"
            "       [--regime cool|sustained [--regime-seconds S] | --graph] [--timeline FILE]\n"
            "Sizes are 1.." + std::to_string(ladder::kMaxDimension) + ", K a multiple of 8; --seed is\n"
-           "0..2^64-1; --reference cpu takes shapes with M*N*K <= 2^31.\n"
+           "0..2^64-1; --reference cpu takes shapes with M*N*K <= 2^31; --reference gpu checks against\n"
+           "the harness's float64 GEMM on the GPU instead of cuBLAS (for a sanitizer's run).\n"
            "With neither --check nor --bench it does both: checks every shape against cuBLAS\n"
            "(and a float64 CPU reference on sampled elements; where cuBLAS is off at one, against\n"
            "a float64 GEMM on the GPU), then times the step and cuBLAS side by side. Exit codes: 0 ok, 1 a check or CUDA call failed, 2 bad arguments,\n"

@@ -11,7 +11,9 @@
 //   --tile RxC | all            the default variant forced to one tile of its family (step 7)
 //   --csv FILE                  append benchmark rows to FILE
 //   --seed S                    fix the input seed (default: a fresh seed, printed)
-//   --reference cublas|cpu      full reference: cuBLAS on the GPU, or float64 on the CPU
+//   --reference cublas|cpu|gpu  full reference: cuBLAS on the GPU, float64 on the CPU, or the
+//                               harness's float64 GEMM on the GPU (keeps cuBLAS out of a
+//                               sanitizer's run on shapes too large for the CPU)
 //   --timeline FILE             record the pipeline timeline of one run as CSV (the --m/--n/--k
 //                               shape, default 4096^3; needs a -DLADDER_TIMELINE=ON build)
 #pragma once
@@ -46,6 +48,7 @@ struct Options {
     uint64_t seed = 0;
     int min_runs = 20;
     bool cpu_reference = false;
+    bool gpu_reference = false;  // --reference gpu: reference_gemm_f64 (harness.h)
     // --regime cool|sustained: time the bench shapes as a public claim would quote them
     // (see harness.h, time_regime) instead of the default median of alternating launches.
     std::string regime;                       // "" = the default timing

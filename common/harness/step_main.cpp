@@ -72,12 +72,13 @@ std::vector<uint16_t> run_once(const Runner& r, ProblemBuffers& p, const Shape& 
 
 // Returns the number of failures.
 int check_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t seed, bool cpu_reference,
-                Cublas& cublas) {
+                bool gpu_reference, Cublas& cublas) {
     ProblemBuffers p(s.M, s.N, s.K);
     fill_random(p.A.get(), p.A.count(), seed);
     fill_random(p.B.get(), p.B.count(), seed + 1);
 
-    // The full reference: cuBLAS with fp32 output, or float64 on the CPU for small shapes.
+    // The full reference: cuBLAS with fp32 output, float64 on the CPU for small shapes, or the
+    // harness's float64 GEMM on the GPU (--reference gpu: no cuBLAS kernel in a sanitizer's run).
     std::vector<float> want_f32;
     std::vector<double> want_f64;
     const Samples samples = sample_reference(p, s.M, s.N, s.K, seed + 2);
@@ -87,6 +88,12 @@ int check_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
         want_f64.resize(static_cast<size_t>(s.M * s.N));
         ladder::check::reference_gemm(A.data(), B.data(), want_f64.data(), static_cast<int>(s.M),
                                       static_cast<int>(s.N), static_cast<int>(s.K));
+    } else if (gpu_reference) {
+        DeviceBuffer<float> ref(static_cast<size_t>(s.M * s.N));
+        reference_gemm_f64(p.A.get(), p.B.get(), ref.get(), static_cast<int>(s.M), static_cast<int>(s.N),
+                           static_cast<int>(s.K));
+        want_f32.resize(ref.count());
+        LADDER_CUDA(cudaMemcpy(want_f32.data(), ref.get(), ref.bytes(), cudaMemcpyDeviceToHost));
     } else {
         std::string note;
         want_f32 = checked_reference(p, static_cast<int>(s.M), static_cast<int>(s.N), static_cast<int>(s.K),
@@ -390,7 +397,7 @@ int main(int argc, char** argv) {
         int failures = 0;
         if (opt.check)
             for (size_t i = 0; i < opt.check_shapes.size(); ++i)
-                failures += check_shape(runners, opt.check_shapes[i], seed + 1000 * i, opt.cpu_reference, cublas);
+                failures += check_shape(runners, opt.check_shapes[i], seed + 1000 * i, opt.cpu_reference, opt.gpu_reference, cublas);
         std::vector<ladder::csv::Row> rows;
         if (opt.bench)
             for (size_t i = 0; i < opt.bench_shapes.size(); ++i)
