@@ -370,7 +370,8 @@ TEST(TileChoice, AnOddKInClustersReadsTheFewestRowsPerSm) {
     for (const int cluster : {2, 4})
         for (const auto& [m, n, k] : {std::tuple{3000LL, 3000LL, 1032LL}, std::tuple{2999LL, 3001LL, 1000LL}}) {
             const auto e = choose(m, n, k, 132, cluster);
-            EXPECT_TRUE(e.shape.rows == 192 && e.shape.columns == 192) << m << "x" << n << "x" << k << " cluster " << cluster;
+            EXPECT_TRUE(e.shape.rows == 192 && e.shape.columns == 192)
+                << m << "x" << n << "x" << k << " cluster " << cluster;
         }
     const auto four = choose(2100, 3400, 1480, 132, 4);
     EXPECT_TRUE(four.shape.rows == 192 && four.shape.columns == 192);

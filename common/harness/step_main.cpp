@@ -397,7 +397,8 @@ int main(int argc, char** argv) {
         int failures = 0;
         if (opt.check)
             for (size_t i = 0; i < opt.check_shapes.size(); ++i)
-                failures += check_shape(runners, opt.check_shapes[i], seed + 1000 * i, opt.cpu_reference, opt.gpu_reference, cublas);
+                failures += check_shape(runners, opt.check_shapes[i], seed + 1000 * i, opt.cpu_reference,
+                                        opt.gpu_reference, cublas);
         std::vector<ladder::csv::Row> rows;
         if (opt.bench)
             for (size_t i = 0; i < opt.bench_shapes.size(); ++i)
