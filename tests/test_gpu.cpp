@@ -147,14 +147,17 @@ class GpuPipelineShapes : public ::testing::TestWithParam<Case> {};
 // B slices); 2999x3001 leaves edge tiles on both sides and an odd N (direct stores, no TMA
 // store); 2100x3400 in clusters of 4 leaves a cluster a CTA row below C (11 tile rows).
 // cluster1 runs its own tiles there. test_planner_model.cpp checks that the rule still takes
-// 192x192 on these shapes, so that these cases keep covering it.
+// 192x192 on these shapes, so that these cases keep covering it. 3028x2752x328 and
+// 1800x7872x264 run 128x256 in clusters at 6 and 5 k-blocks, the last one 8 columns deep (a
+// short odd K past one wave: tile_choice::launches_clusters).
 std::vector<Case> rule_cases() {
     std::vector<Case> cases;
     const ladder::Step* s = ladder::find_step(7);
     if (s == nullptr || !ladder::step_built(*s)) return cases;
     for (const char* variant : {"cluster2", "cluster4", "cluster1"}) {
         if (ladder::find_variant(*s, variant) == nullptr) continue;
-        for (const Shape& shape : {Shape{3000, 3000, 1032}, Shape{2999, 3001, 1000}, Shape{2100, 3400, 1480}})
+        for (const Shape& shape : {Shape{3000, 3000, 1032}, Shape{2999, 3001, 1000}, Shape{2100, 3400, 1480},
+                                   Shape{3028, 2752, 328}, Shape{1800, 7872, 264}})
             cases.push_back({7, variant, shape});
     }
     return cases;
@@ -348,8 +351,9 @@ TEST(GpuStep07, SplitKGivesTheSameBitsEverywhere) {
 // Step 07's cluster sizes change who loads which slice, never the arithmetic. Where the
 // cluster variants run the same schedule, the same inputs must give the same bits.
 // 1000x1992x8192 has fewer tiles than SMs: every cluster size launches the same plain grid
-// and cuts each tile's k-blocks into the same two slices (stream-K). The other two have more
-// tiles than SMs (cluster sizes 2 and 4 launch clusters, with ragged edges) and too few
+// and cuts each tile's k-blocks into the same two slices (stream-K). 2049x2303x584 runs
+// 17 x 12 tiles of 128x192 in every size (2 and 4 launch clusters, with ragged edges: a short
+// odd K past one wave) and 17925x100x128 one wave of 128x144 as C^T, both with too few
 // k-blocks per tile to share, so every size runs them data-parallel. (Where the cluster
 // sizes share differently, e.g. 8704x512x8192, partial sums are added in another order:
 // those results are checked against cuBLAS by the shape tests instead.)
@@ -358,7 +362,7 @@ TEST(GpuStep07, EveryClusterSizeGivesIdenticalBits) {
     if (!ladder::step_built(*s)) GTEST_FAIL() << "step 07 is not built";
     std::string why;
     if (skip_unless_gpu_for(7, &why)) GTEST_SKIP() << why;
-    for (const Shape& shape : {Shape{1000, 1992, 8192}, Shape{2049, 2303, 328}, Shape{17925, 100, 128}}) {
+    for (const Shape& shape : {Shape{1000, 1992, 8192}, Shape{2049, 2303, 584}, Shape{17925, 100, 128}}) {
         ProblemBuffers p(shape.M, shape.N, shape.K);
         fill_random(p.A.get(), p.A.count(), 11);
         fill_random(p.B.get(), p.B.count(), 12);

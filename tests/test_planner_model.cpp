@@ -222,9 +222,36 @@ TEST(TileChoice, ClustersAboveSixWavesOrWhereRowsAreNotAligned) {
     EXPECT_FALSE(launches_clusters(64, 132, 1, 4104, 2));    // one row of tiles: no pair to share B
     EXPECT_FALSE(launches_clusters(896, 132, 1, 4096, 2));   // 64x28672x4096 in 64x128: one row either
     EXPECT_FALSE(launches_clusters(64, 132, 8, 520, 2));     // 512x512x520: 9 k-blocks, too short
+    // Past one wave, rows off a sector take clusters at a short K too: 3028x2752x328 in
+    // 128x256 (24 x 11 tiles, 6 k-blocks); not where the rows sit on sectors (K = 320).
+    EXPECT_TRUE(launches_clusters(264, 132, 24, 328, 2));
+    EXPECT_FALSE(launches_clusters(264, 132, 24, 320, 2));
+    EXPECT_FALSE(launches_clusters(264, 132, 24, 184, 2));   // 3 k-blocks: under kClusterMinKBlocks
     // The planner predicts the launch the kernel makes.
     EXPECT_EQ(step_plan(7, "", Problem{1000, 1992, 2056}).candidate.cluster, 2);
     EXPECT_EQ(step_plan(7, "", Problem{1000, 1992, 2048}).candidate.cluster, 1);
+}
+
+TEST(TileChoice, AShortKKeepsTheTmaStoreAndOddRowsTakeClusters) {
+    using ladder::tile_choice::choose;
+    // Fewer than 16 k-blocks with a TMA store as given: no C^T for fuller waves alone.
+    const auto given = choose(4775, 896, 256, 132, 2);
+    EXPECT_FALSE(given.transposed);
+    EXPECT_EQ(given.shape.columns, 128);
+    EXPECT_FALSE(choose(4864, 2240, 960, 132, 2).transposed);
+    // ... unless C^T pads a fifth less: 128x224 pads 4253x512's N to 672 columns.
+    EXPECT_TRUE(choose(4253, 512, 904, 132, 2).transposed);
+    // From 16 k-blocks on, C^T where its waves are fuller, as before (3072x1024x2048).
+    EXPECT_TRUE(choose(3072, 1024, 2048, 132, 2).transposed);
+    // A short odd K past one wave: 128x256 in clusters, not 128x128 in ping-pong.
+    const auto odd = choose(1800, 7872, 264, 132, 2);
+    EXPECT_FALSE(odd.pingpong);
+    EXPECT_EQ(odd.shape.columns, 256);
+    EXPECT_EQ(odd.slots, 66);
+    // ... and never 192x192 at 8 k-blocks or fewer (1087x6734x264: 128x192).
+    EXPECT_EQ(choose(1087, 6734, 264, 132, 2).shape.rows, 128);
+    // The same K on sectors keeps ping-pong (K = 256 at 1800x7872).
+    EXPECT_TRUE(choose(1800, 7872, 256, 132, 2).pingpong);
 }
 
 TEST(StreamK, AProblemOneTileHighSharesByTwoHoldersAtMost) {

@@ -76,6 +76,15 @@ struct Estimate {
 // step07_split_k_matrix.log), clusters of 2 against none: 8192x4096x64 29.5 us against 28.3
 // (the first), 8192x4096x128 32.5 against 30.8 and 8192x8192x128 62.1 against 59.7 (the
 // second); and level at 4 k-blocks (8192x8192x256, above).
+// Past one wave of tiles, rows that straddle a sector (K % 16 != 0) take clusters from
+// kClusterMinKBlocks k-blocks on, not from kOddKClusterKBlocks: there the launch is paid once
+// over several tiles per SM, and the multicast halves B's fifth sector on every k-block.
+// Measured on the H100 (NOTES.md, "Shapes drawn at random"; results/h100/step07_short_k_rules.csv),
+// against the launch without, alternating processes, two rounds, on 20 shapes drawn at
+// random from those it changes: 13% faster (geometric mean), 3288x7424x200 34.4 us against
+// 46.7 (ping-pong without clusters), 4090x2304x680 29.5 against 38.6, 3028x2752x328 20.5
+// against 25.4; slower on three, each where it brought 192x192 or 128x256 to a K of 4 or 5
+// k-blocks (1087x6734x264 40.9 against 37.5), which tile192_fits now refuses.
 constexpr long long kClusterWaves = 6;
 constexpr long long kClusterMinKBlocks = 4;
 constexpr long long kOddKClusterKBlocks = 16;
@@ -87,6 +96,7 @@ inline bool launches_clusters(long long cta_tiles, long long slots, long long ti
     if (cluster <= 1 || tiles_m < cluster || (k + 63) / 64 < kClusterMinKBlocks) return false;
     if (cta_tiles > kClusterWaves * slots) return true;
     if (k % kSectorElements == 0 && cta_tiles <= slots) return false;  // lines, but no sector, straddled
+    if (k % kSectorElements != 0 && cta_tiles > slots) return true;  // sectors, past one wave
     return odd_k_clusters(k);
 }
 
@@ -227,6 +237,7 @@ constexpr long long kTile192Waves = 4;
 constexpr long long kTile192KBlocks = 24;
 inline bool tile192_fits(const Estimate& e, int sms, long long k) {
     if (e.slots == sms || e.waves < 2) return false;  // clusters, more than one wave
+    if ((k + 63) / 64 <= kShortKBlocks) return false;  // a short K (launches_clusters above)
     return e.waves == 2 || (e.waves <= kTile192Waves && (k + 63) / 64 <= kTile192KBlocks);
 }
 
@@ -468,6 +479,18 @@ inline Shape short_side_tile(long long m, long long n, long long k, int sms, int
 // 8192x128x8192 ran at 0.48x cuBLAS untransposed, where 128x8192x8192 runs at 0.92x.
 inline bool transposes(long long m, long long n) { return n <= 128 && m > n; }
 
+// C^T is stored element by element (tiles.cuh: store_tile_transposed), C where N % 8 == 0
+// by the TMA: with fewer k-blocks than this a tile's time is mostly its epilogue, and C^T
+// pays only where it pads less (fuller_transposed, choose_orientation). Measured on the H100:
+// 8176x384x512 15.3 us as C^T against 14.2 (NOTES.md, "Both input regimes"); and on shapes
+// drawn at random (NOTES.md, "Shapes drawn at random"; results/h100/step07_short_k_rules.csv).
+constexpr long long kTransposeMinKBlocks = 16;
+// Fitted to the 15 shapes of that file: C^T stayed faster only where the problem as given
+// padded a fifth more of its columns (4253x512x904: 128x224 tiles pad 512 columns to 672,
+// 20.4 us as given against 18.2 as C^T in 128x144), and was up to 1.8x slower where C^T
+// padded 0 to 17% less (1728x7424x192 33.9 us against 19.0, 4775x896x256 19.5 against 13.3).
+constexpr double kShortKTransposePadding = 0.20;
+
 // The problem as given, or C^T where the transposed problem's tiles fill the waves better
 // by kFillGain or more, in no more waves, pad no more of their columns, and give each SM
 // less to compute (waves x tile area): the tile grid is then the other way round, a row of
@@ -488,6 +511,11 @@ inline Estimate fuller_transposed(const Estimate& given, long long m, long long 
     // C^T's 64x64 tiles would, with one read of B instead of two.
     if (given.shape.rows == 128 && given.shape.columns == 64) return given;
     Estimate swapped = choose_tile(n, m, k, sms, cluster, share_last_wave, dram_gbps);
+    // A short K where C keeps its TMA store as given: C^T's element stores cost more than its
+    // fuller waves save, unless C^T pads kShortKTransposePadding less (kTransposeMinKBlocks).
+    if (n % 8 == 0 && (k + 63) / 64 < kTransposeMinKBlocks &&
+        useful_columns(m, swapped.shape) < useful_columns(n, given.shape) + kShortKTransposePadding)
+        return given;
     if (swapped.waves > given.waves || wave_fill(swapped) < wave_fill(given) + kFillGain ||
         useful_columns(m, swapped.shape) < useful_columns(n, given.shape) ||
         swapped.waves * tile_area(swapped.shape) >= given.waves * tile_area(given.shape))
@@ -643,7 +671,7 @@ inline Estimate fitted_in_between(long long m, long long n, long long k, int sms
 //     store then, and its direct stores cost more than C^T's: 8071x813x1024 took 54.2 us as
 //     given, 36.3 as C^T, and 8071x816x1024, with its TMA store, 29.3-29.7;
 //   * kTransposedStoreGain less where C keeps a TMA store as given (N % 8 == 0), and only with
-//     kNarrowerKBlocks k-blocks or more (8176x384x512 15.3 us as C^T against 14.2).
+//     kTransposeMinKBlocks k-blocks or more.
 // A short side of 256 to 1150 against a long one pads less as rows of 128 than as columns of
 // 192 to 256 (7384x368x6144: three rows of 128x192 tiles instead of two columns of 128x256).
 // Measured on the H100 (NOTES.md, "Both input regimes";
@@ -659,7 +687,7 @@ inline Estimate choose_orientation(long long m, long long n, long long k, int sm
     const Estimate e = fitted_in_between(m, n, k, sms, cluster, share_last_wave, dram_gbps);
     if (e.shape.rows != 128 || e.transposed) return e;
     const bool tma_store = n % 8 == 0;
-    if (tma_store && (k + 63) / 64 < kNarrowerKBlocks) return e;
+    if (tma_store && (k + 63) / 64 < kTransposeMinKBlocks) return e;
     const double gain = tma_store ? kTransposedStoreGain : kTransposedGain;
     Estimate t = fitted_in_between(n, m, k, sms, cluster, share_last_wave, dram_gbps);
     if (t.shape.rows != 128 || t.transposed || t.waves > e.waves || t.sharing_clusters != 0 ||
