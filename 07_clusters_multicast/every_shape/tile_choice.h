@@ -76,15 +76,17 @@ struct Estimate {
 // step07_split_k_matrix.log), clusters of 2 against none: 8192x4096x64 29.5 us against 28.3
 // (the first), 8192x4096x128 32.5 against 30.8 and 8192x8192x128 62.1 against 59.7 (the
 // second); and level at 4 k-blocks (8192x8192x256, above).
-// Past one wave of tiles, rows that straddle a sector (K % 16 != 0) take clusters from
-// kClusterMinKBlocks k-blocks on, not from kOddKClusterKBlocks: there the launch is paid once
-// over several tiles per SM, and the multicast halves B's fifth sector on every k-block.
-// Measured on the H100 (NOTES.md, "Shapes drawn at random"; results/h100/step07_short_k_rules.csv),
-// against the launch without, alternating processes, two rounds, on 20 shapes drawn at
-// random from those it changes: 13% faster (geometric mean), 3288x7424x200 34.4 us against
-// 46.7 (ping-pong without clusters), 4090x2304x680 29.5 against 38.6, 3028x2752x328 20.5
-// against 25.4; slower on three, each where it brought 192x192 or 128x256 to a K of 4 or 5
-// k-blocks (1087x6734x264 40.9 against 37.5), which tile192_fits now refuses.
+// Past one wave of tiles, rows off a sector (K % 16 != 0) take clusters from
+// kClusterMinKBlocks k-blocks on, not only from kOddKClusterKBlocks: the launch is then paid
+// over several tiles per SM. Measured on the H100 (NOTES.md, "Shapes drawn at random";
+// results/h100/step07_short_k_rules.csv), alternating processes, two rounds: on 20 shapes
+// drawn at random from those it changes, 13% faster (geometric mean) than without
+// (3288x7424x200 34.3-34.5 us against 46.7-46.8 in ping-pong, 3028x2752x328 20.5-20.6 against
+// 25.3-25.5); slower where it brought 192x192 to 4 or 5 k-blocks (1087x6734x264 40.8-41.1
+// against 37.4-37.6: tile192_fits now refuses a short K) and at 4288x5099x232 (128x256 in
+// place of 128x192, 124.5-124.8 against 118.6-118.7). With the short-K rules of
+// fuller_transposed and tile192_fits, on 26 unseen shapes the three change: 15% faster, none
+// by more than 0.6% slower.
 constexpr long long kClusterWaves = 6;
 constexpr long long kClusterMinKBlocks = 4;
 constexpr long long kOddKClusterKBlocks = 16;
@@ -480,15 +482,17 @@ inline Shape short_side_tile(long long m, long long n, long long k, int sms, int
 inline bool transposes(long long m, long long n) { return n <= 128 && m > n; }
 
 // C^T is stored element by element (tiles.cuh: store_tile_transposed), C where N % 8 == 0
-// by the TMA: with fewer k-blocks than this a tile's time is mostly its epilogue, and C^T
-// pays only where it pads less (fuller_transposed, choose_orientation). Measured on the H100:
+// by the TMA: with fewer k-blocks than this a tile's time is mostly its epilogue, so where C
+// keeps its TMA store choose_orientation does not turn a problem round, and fuller_transposed
+// only where C^T pads kShortKTransposePadding less of its columns. Measured on the H100:
 // 8176x384x512 15.3 us as C^T against 14.2 (NOTES.md, "Both input regimes"); and on shapes
 // drawn at random (NOTES.md, "Shapes drawn at random"; results/h100/step07_short_k_rules.csv).
 constexpr long long kTransposeMinKBlocks = 16;
-// Fitted to the 15 shapes of that file: C^T stayed faster only where the problem as given
-// padded a fifth more of its columns (4253x512x904: 128x224 tiles pad 512 columns to 672,
-// 20.4 us as given against 18.2 as C^T in 128x144), and was up to 1.8x slower where C^T
-// padded 0 to 17% less (1728x7424x192 33.9 us against 19.0, 4775x896x256 19.5 against 13.3).
+// Fitted to the 15 shapes of the C^T rule in that file (rows "fitting: C^T rule"): C^T stayed
+// faster only where the problem as given padded a fifth more of its columns (4253x512x904:
+// 128x224 tiles pad 512 columns to 672, 20.1-20.7 us as given against 18.1-18.3 as C^T in
+// 128x144), and was up to 1.8x slower where C^T padded 0 to 17% less (1728x7424x192 33.9 us
+// as C^T against 18.9-19.0, 4775x896x256 19.4-19.6 against 13.2-13.4).
 constexpr double kShortKTransposePadding = 0.20;
 
 // The problem as given, or C^T where the transposed problem's tiles fill the waves better
