@@ -61,7 +61,7 @@ TEST(Csv, AppendWritesTheHeaderOnce) {
 
 TEST(Csv, RowsSayHowToReproduceThem) {
     const std::string header = csv::header_line();
-    EXPECT_NE(header.find(",predicted_limiter,seed,runs,min_ms,max_ms,commit,inputs,power_w"),
+    EXPECT_NE(header.find(",predicted_limiter,seed,runs,min_ms,max_ms,commit,inputs,power_w,tensor_clock_mhz"),
               std::string::npos) << header;
     csv::Row r;
     r.seed = 18446744073709551615ull;
@@ -69,8 +69,11 @@ TEST(Csv, RowsSayHowToReproduceThem) {
     r.min_ms = 0.125;
     r.max_ms = 0.5;
     r.commit = "abc1234-dirty";
+    r.power_w = 612.25;
+    r.tensor_clock_mhz = 1702.4;
     const std::string line = csv::format_row(r);
     EXPECT_NE(line.find(",18446744073709551615,37,0.12500,0.50000,abc1234-dirty"), std::string::npos) << line;
+    EXPECT_NE(line.find(",612.2,1702"), std::string::npos) << line;
 }
 
 TEST(Csv, RefusesToAppendToAFileOfOtherColumns) {

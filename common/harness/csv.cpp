@@ -33,7 +33,7 @@ const std::vector<std::string>& columns() {
         "speedup_vs_cublas",        "device",            "sm_clock_mhz",
         "cuda",    "driver",        "date",              "predicted_tflops", "predicted_limiter",
         "seed",    "runs",          "min_ms",            "max_ms", "commit",
-        "inputs",  "power_w"};
+        "inputs",  "power_w",       "tensor_clock_mhz"};
     return names;
 }
 
@@ -52,7 +52,7 @@ std::string format_row(const Row& r) {
       << quote(r.driver) << ',' << quote(r.date) << ',' << number(r.predicted_tflops, 1) << ','
       << quote(r.predicted_limiter) << ',' << r.seed << ',' << r.runs << ',' << number(r.min_ms, 5)
       << ',' << number(r.max_ms, 5) << ',' << quote(r.commit) << ',' << quote(r.inputs) << ','
-      << number(r.power_w, 1);
+      << number(r.power_w, 1) << ',' << number(r.tensor_clock_mhz, 0);
     return s.str();
 }
 

@@ -34,6 +34,9 @@ struct Row {
     // (the mean of samples, as sm_clock_mhz: harness.h, Timing).
     std::string inputs = "uniform";
     double power_w = 0;
+    // The clock an SM under tensor-core load counted while the timed launches ran (a witness
+    // kernel's cycles over %globaltimer: harness.h, Timing); 0 where not measured.
+    double tensor_clock_mhz = 0;
 };
 
 const std::vector<std::string>& columns();

@@ -161,6 +161,11 @@ struct Timing {
     // for all kinds): means of samples every kSampleMicroseconds (sampler.h); 0 when unknown.
     double sm_clock_mhz = 0;
     double power_w = 0;
+    // The clock an SM under tensor-core load counts while the loop runs: cycles over
+    // %globaltimer of a witness kernel after each batch (harness.cu, ClockWitness); 0 when
+    // not measured. NVML's clock above is not that rate, nor is it fresh on a short loop
+    // (common/models/README.md, "What NVML's clock is not").
+    double tensor_clock_mhz = 0;
 };
 
 // How often the clock and power are sampled while timed launches run.

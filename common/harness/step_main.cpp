@@ -247,6 +247,7 @@ int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
                    (zero_inputs ? "@zero" : "");
         row.inputs = opt.inputs;
         row.power_w = power_w;
+        row.tensor_clock_mhz = t.tensor_clock_mhz;
         row.M = s.M, row.N = s.N, row.K = s.K;
         row.ms = t.median_ms;
         row.tflops = flop / (t.median_ms * 1e9);
@@ -265,10 +266,10 @@ int bench_shape(const std::vector<Runner>& runners, const Shape& s, uint64_t see
         row.commit = LADDER_GIT_COMMIT;
         ladder::plan_for(r.step, r.variant.name, dev, s, &row.predicted_tflops, &row.predicted_limiter);
         std::printf("bench %-28s %-20s %9.4f ms %7.1f TFLOP/s | cuBLAS %9.4f ms %7.1f TFLOP/s | %5.2fx"
-                    " | %d runs, %d input sets, SM %d MHz (%d after), %.0f W\n",
+                    " | %d runs, %d input sets, SM %d MHz (%d after; tensor %.0f), %.0f W\n",
                     row.name.c_str(), shape_text(s).c_str(), row.ms, row.tflops, row.cublas_ms,
                     row.cublas_tflops, row.speedup_vs_cublas, t.runs, set_count, row.sm_clock_mhz,
-                    clock_after_mhz, row.power_w);
+                    clock_after_mhz, row.tensor_clock_mhz, row.power_w);
         std::fflush(stdout);
         rows->push_back(row);
     }

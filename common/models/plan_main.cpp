@@ -123,6 +123,10 @@ int compare(const std::string& path, const Machine& machine, double clock_mhz, c
     // Rows held at the limit (@sustained) apart from the benchmark loop's rows, whose loop
     // ends before the limiter has settled (common/models/README.md, "The clock under the power limit").
     HitCount clock5_sustained, power5_sustained;
+    // The same rows against the clock a witness kernel counted under tensor-core load
+    // (tensor_clock_mhz, where the CSV has it), and how far below NVML's clock that was.
+    HitCount clock5_witness;
+    double witness_over_nvml = 0;
     std::string headline_misses;
     int line_number = 1;
     while (std::getline(in, line)) {
@@ -204,8 +208,14 @@ int compare(const std::string& path, const Machine& machine, double clock_mhz, c
             if (!hit) headline_misses += " " + std::to_string(step) + " (" + format_ratio(ratio) + ")";
         }
         // Rows that ran below 97% of the unthrottled clock ran at the power limit.
-        if (power_model && row_clock > 0 && row_clock < 0.97 * machine.sm_clock_max_mhz)
+        if (power_model && row_clock > 0 && row_clock < 0.97 * machine.sm_clock_max_mhz) {
             (sustained ? clock5_sustained : clock5).add(std::fabs(at_machine.clock_mhz / row_clock - 1) <= 0.05);
+            const double witness = col.count("tensor_clock_mhz") ? std::atof(f[col["tensor_clock_mhz"]].c_str()) : 0;
+            if (!sustained && witness > 0) {
+                clock5_witness.add(std::fabs(at_machine.clock_mhz / witness - 1) <= 0.05);
+                witness_over_nvml += witness / row_clock;
+            }
+        }
         std::printf("%-30s %-18s %9.1f %9.1f %6.2f %5.0f %5.0f %4.2f %9.1f %6.2f  %s%s\n", label.c_str(),
                     shape.c_str(), measured_us, at_machine.total_us, ratio, row_clock, at_machine.clock_mhz,
                     at_machine.tensor_busy, at_row.total_us, ratio_row, at_machine.limiter.c_str(),
@@ -230,6 +240,10 @@ int compare(const std::string& path, const Machine& machine, double clock_mhz, c
                     has_memory_power(machine) ? ""
                                               : " (no memory-traffic power term in the machine file: "
                                                 "the clock follows the tensor pipe alone)");
+    if (power_model && clock5_witness.rows > 0)
+        std::printf("the same rows against the tensor clock a witness counted (tensor_clock_mhz, on average %.1f%% "
+                    "below NVML's): predicted clock within 5%% on %s\n",
+                    100 * (1 - witness_over_nvml / clock5_witness.rows), clock5_witness.text().c_str());
     if (power_model && clock5_sustained.rows > 0)
         std::printf("rows held at the limit (@sustained): predicted clock within 5%% of the recorded one on %s, "
                     "predicted power within 5%% on %s\n",
