@@ -1,6 +1,7 @@
 // harness.cu: see harness.h.
 #include "harness.h"
 
+#include "clock_witness.cuh"
 #include "sampler.h"
 #include "step_api.h"  // no_gpu_message
 
@@ -222,55 +223,6 @@ __global__ void hold_kernel(long long ns) {
     } while (now - start < ns);
 }
 
-// ---- The clock a tensor core runs at --------------------------------------------------------
-// NVML's SM clock is what the clock generator is set to, read every 100 ms or so; an SM whose
-// tensor cores are busy counts fewer cycles than that (common/models/README.md, "What NVML's
-// clock is not"). A witness measures the rate itself: one CTA of four warps (one per SM
-// sub-partition) runs chains of mma.sync m16n8k16 on random bf16 in registers for about 30 us
-// while thread 0 counts its SM's cycles (clock64) against %globaltimer. Launched after a batch
-// of timed launches, it finds the GPU as the batch left it: the limiter's state, the board's
-// temperature, the tensor cores' slowdown.
-struct WitnessSpan {
-    long long cycles, ns;
-};
-constexpr int kWitnessChains = 8;    // independent accumulators per warp
-constexpr int kWitnessRounds = 2048; // about 30 us at 1.8 GHz: %globaltimer ticks each microsecond
-
-__global__ void __launch_bounds__(128, 1) clock_witness_kernel(WitnessSpan* span, float* sink) {
-    uint32_t a[kWitnessChains][4], b[kWitnessChains][2];
-    for (int j = 0; j < kWitnessChains; ++j)
-        for (int r = 0; r < 6; ++r) {
-            // Two random bf16 in [-1, 1) per register: random operands draw the power that
-            // the benchmark's uniform inputs do.
-            const uint64_t bits = splitmix64((threadIdx.x * kWitnessChains + j) * 6 + r);
-            const uint32_t pair =
-                __bfloat16_as_ushort(__float2bfloat16(static_cast<float>(bits & 0xffffff) * (2.0f / 16777216.0f) - 1.0f)) |
-                uint32_t{__bfloat16_as_ushort(
-                    __float2bfloat16(static_cast<float>(bits >> 40) * (2.0f / 16777216.0f) - 1.0f))} << 16;
-            if (r < 4) a[j][r] = pair;
-            else b[j][r - 4] = pair;
-        }
-    float acc[kWitnessChains][4] = {};
-    __syncthreads();
-    const long long clock0 = clock64();
-    long long ns0, ns1;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns0));
-    for (int i = 0; i < kWitnessRounds; ++i)
-#pragma unroll
-        for (int j = 0; j < kWitnessChains; ++j)
-            asm volatile(
-                "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9},"
-                " {%0,%1,%2,%3};\n"
-                : "+f"(acc[j][0]), "+f"(acc[j][1]), "+f"(acc[j][2]), "+f"(acc[j][3])
-                : "r"(a[j][0]), "r"(a[j][1]), "r"(a[j][2]), "r"(a[j][3]), "r"(b[j][0]), "r"(b[j][1]));
-    __syncthreads();
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns1));
-    if (threadIdx.x == 0) *span = {clock64() - clock0, ns1 - ns0};
-    float sum = 0;
-    for (int j = 0; j < kWitnessChains; ++j) sum += acc[j][0] + acc[j][1] + acc[j][2] + acc[j][3];
-    sink[threadIdx.x] = sum;  // the products are used, so the compiler keeps them
-}
-
 // reference_gemm_f64: a 16 x 16 tile of C per block, K in steps of 16 through shared memory,
 // every product and sum in float64 (a bf16 product is exact in float, the sum is not).
 constexpr int kRefTile = 16;
@@ -410,13 +362,13 @@ void record_samples(const SampleSummary& s, std::vector<Timing>* timings) {
     for (Timing& t : *timings) t.sm_clock_mhz = s.sm_clock_mhz, t.power_w = s.power_w;
 }
 
-// Witnesses of one timed loop (clock_witness_kernel): launch() after each batch, then mhz():
-// all their cycles over all their nanoseconds.
+// Witnesses of one timed loop (clock_witness.cuh): launch() after each batch, then mhz(): all
+// their cycles over all their nanoseconds.
 class ClockWitness {
 public:
     ClockWitness() {
-        LADDER_CUDA(cudaMalloc(&spans_, kCapacity * sizeof(WitnessSpan)));
-        LADDER_CUDA(cudaMalloc(&sink_, 128 * sizeof(float)));
+        LADDER_CUDA(cudaMalloc(&spans_, kCapacity * sizeof(ladder::WitnessSpan)));
+        LADDER_CUDA(cudaMalloc(&sink_, ladder::kWitnessThreads * sizeof(float)));
     }
     ~ClockWitness() {
         cudaFree(spans_);
@@ -426,22 +378,22 @@ public:
     ClockWitness& operator=(const ClockWitness&) = delete;
     void launch(cudaStream_t stream) {
         if (launched_ == kCapacity) return;  // the first kCapacity witnesses speak for the loop
-        clock_witness_kernel<<<1, 128, 0, stream>>>(spans_ + launched_++, sink_);
+        ladder::clock_witness_kernel<<<1, ladder::kWitnessThreads, 0, stream>>>(spans_ + launched_++, sink_);
         LADDER_CUDA(cudaGetLastError());
     }
     // After the stream has finished the witnesses: MHz, 0 when none ran.
     double mhz() const {
-        std::vector<WitnessSpan> spans(launched_);
+        std::vector<ladder::WitnessSpan> spans(launched_);
         if (launched_ > 0)
-            LADDER_CUDA(cudaMemcpy(spans.data(), spans_, launched_ * sizeof(WitnessSpan), cudaMemcpyDeviceToHost));
+            LADDER_CUDA(cudaMemcpy(spans.data(), spans_, launched_ * sizeof(ladder::WitnessSpan), cudaMemcpyDeviceToHost));
         double cycles = 0, ns = 0;
-        for (const WitnessSpan& s : spans) cycles += static_cast<double>(s.cycles), ns += static_cast<double>(s.ns);
+        for (const ladder::WitnessSpan& s : spans) cycles += static_cast<double>(s.cycles), ns += static_cast<double>(s.ns);
         return ns > 0 ? cycles / ns * 1e3 : 0.0;
     }
 
 private:
     static constexpr int kCapacity = 8192;
-    WitnessSpan* spans_ = nullptr;
+    ladder::WitnessSpan* spans_ = nullptr;
     float* sink_ = nullptr;
     int launched_ = 0;
 };

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -35,11 +36,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "clock_witness.cuh"
 #include "planner.h"
 #include "step_api.h"  // no_gpu_message
 #include "tensor_map.h"
@@ -880,11 +884,176 @@ bool write_machine_file(const std::string& path, const cudaDeviceProp& prop, con
     return ok;
 }
 
+// ---- --clock-trace: the clock of a benchmark loop, three ways ------------------------------
+// (common/models/README.md, "What NVML's clock is not".) Loops shaped like the benchmark's
+// (harness.cu, time_alternating): batches of 32 pairs of launches behind a hold of 1.92 ms,
+// each launch section 9's wgmma loop on every SM for about 190 us (as long as step 07 takes at
+// 4096^3), 500 pairs; then the same launches back to back for 4 s. Three readings: per launch,
+// the cycles its SMs counted over %globaltimer (its CtaSpans); after each batch, the
+// benchmark's witness (clock_witness.cuh); every millisecond, NVML's SM clock and power from
+// a thread. Rows: loop, source (launch, witness, nvml), seconds from the loop's first launch,
+// MHz, the launch's event time, the board power.
+__global__ void hold_ns(long long ns) {
+    const long long t0 = static_cast<long long>(globaltimer_ns());
+    while (static_cast<long long>(globaltimer_ns()) - t0 < ns) {
+    }
+}
+
+__global__ void read_globaltimer(long long* out) { *out = static_cast<long long>(globaltimer_ns()); }
+
+long long realtime_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+struct TraceLoop {
+    const char* name;
+    int zero, pairs;
+    bool held;  // batches behind a hold, as the benchmark's loop; else back to back
+};
+
+int clock_trace(const std::string& path, int sms, int smem) {
+    Nvml nvml;
+    std::string error;
+    if (!nvml.open(0, &error)) {
+        std::fprintf(stderr, "ladder-probe: %s; the clock trace needs it. Nothing written.\n", error.c_str());
+        return 1;
+    }
+    CHECK(cudaFuncSetAttribute(wgmma_sustained, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    constexpr int kBatch = 32, kMaxPairs = 12000;
+    float* fout = nullptr;
+    CtaSpan* spans = nullptr;
+    ladder::WitnessSpan* witness = nullptr;
+    long long* stamp = nullptr;
+    CHECK(cudaMalloc(&fout, sms * 256 * sizeof(float)));
+    CHECK(cudaMalloc(&spans, size_t{2} * kMaxPairs * sms * sizeof(CtaSpan)));
+    CHECK(cudaMalloc(&witness, (kMaxPairs / kBatch + 1) * sizeof(ladder::WitnessSpan)));
+    CHECK(cudaMalloc(&stamp, sizeof(long long)));
+    // %globaltimer against the host's realtime clock: the launch with the shortest round trip.
+    long long offset = 0, best = 1LL << 62;
+    for (int i = 0; i < 20; ++i) {
+        const long long h0 = realtime_ns();
+        read_globaltimer<<<1, 1>>>(stamp);
+        CHECK(cudaDeviceSynchronize());
+        const long long h1 = realtime_ns();
+        long long g = 0;
+        CHECK(cudaMemcpy(&g, stamp, sizeof g, cudaMemcpyDeviceToHost));
+        if (h1 - h0 < best) best = h1 - h0, offset = g - (h0 + h1) / 2;
+    }
+    // Launches of about 190 us at the unthrottled clock (zero operands draw too little to be
+    // throttled).
+    const long long trial = 2000;
+    const float trial_ms = time_ms([&] { wgmma_sustained<<<sms, 256, smem>>>(trial, 0, 1, fout, spans); }, 3);
+    const long long iters = std::max(1LL, static_cast<long long>(trial * 0.19 / trial_ms));
+    const TraceLoop loops[] = {{"random, benchmark loop", 0, 500, true},
+                               {"zero, benchmark loop", 1, 500, true},
+                               {"random, back to back", 0, kMaxPairs, false}};
+    std::ofstream out(path);
+    out << "loop,source,t_s,mhz,event_ms,power_w\n";
+    std::printf("clock trace on %d SMs, launches of %lld k-blocks; globaltimer - realtime = %lld ns (+- %lld)\n",
+                sms, iters, offset, best / 2);
+    for (const TraceLoop& loop : loops) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2000));  // from an idle board
+        struct Sample {
+            long long t;
+            double mhz, watts;
+        };
+        std::vector<Sample> samples;
+        samples.reserve(20000);
+        std::atomic<bool> stop{false};
+        std::thread sampler([&] {
+            while (!stop.load()) {
+                samples.push_back({realtime_ns(), nvml.sm_mhz(), nvml.power_w()});
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            }
+        });
+        const int launches = 2 * loop.pairs;
+        std::vector<cudaEvent_t> events(2 * launches);
+        for (cudaEvent_t& e : events) CHECK(cudaEventCreate(&e));
+        const long long t0 = realtime_ns();
+        int witnesses = 0;
+        for (int first = 0; first < loop.pairs; first += kBatch) {
+            const int last = std::min(loop.pairs, first + kBatch);
+            if (loop.held) hold_ns<<<1, 1>>>(30000LL * 2 * (last - first));
+            for (int l = 2 * first; l < 2 * last; ++l) {
+                CHECK(cudaEventRecord(events[2 * l]));
+                wgmma_sustained<<<sms, 256, smem>>>(iters, 0, loop.zero, fout, spans + size_t{1} * l * sms);
+                CHECK(cudaEventRecord(events[2 * l + 1]));
+            }
+            ladder::clock_witness_kernel<<<1, ladder::kWitnessThreads>>>(witness + witnesses++, fout);
+        }
+        CHECK(cudaGetLastError());
+        CHECK(cudaDeviceSynchronize());
+        const long long t_end = realtime_ns();
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        stop = true;
+        sampler.join();
+        std::vector<CtaSpan> hs(size_t{1} * launches * sms);
+        std::vector<ladder::WitnessSpan> hw(witnesses);
+        CHECK(cudaMemcpy(hs.data(), spans, hs.size() * sizeof(CtaSpan), cudaMemcpyDeviceToHost));
+        CHECK(cudaMemcpy(hw.data(), witness, hw.size() * sizeof(ladder::WitnessSpan), cudaMemcpyDeviceToHost));
+        // Per launch: all its SMs' cycles over all their nanoseconds, at the mean of their midpoints.
+        std::vector<double> launch_mhz(launches);
+        double launch_sum = 0, witness_sum = 0, after_sum = 0;
+        for (int l = 0; l < launches; ++l) {
+            double cycles = 0, ns = 0, mid = 0;
+            for (int s = 0; s < sms; ++s) {
+                const CtaSpan& x = hs[size_t{1} * l * sms + s];
+                require(x.ns1 > x.ns0 && x.clock1 > x.clock0, "clock trace: every CTA's span advanced");
+                cycles += static_cast<double>(x.clock1 - x.clock0), ns += static_cast<double>(x.ns1 - x.ns0);
+                mid += 0.5 * static_cast<double>(x.ns0 + x.ns1);
+            }
+            float ms = 0;
+            CHECK(cudaEventElapsedTime(&ms, events[2 * l], events[2 * l + 1]));
+            launch_mhz[l] = cycles / ns * 1e3;
+            launch_sum += launch_mhz[l];
+            char line[160];
+            std::snprintf(line, sizeof line, "%s,launch,%.6f,%.1f,%.4f,\n", loop.name,
+                          (mid / sms - static_cast<double>(offset + t0)) * 1e-9, launch_mhz[l], ms);
+            out << line;
+        }
+        for (int w = 0; w < witnesses; ++w) {
+            require(hw[w].ns > 0 && hw[w].cycles > 0, "clock trace: every witness's span advanced");
+            const double mhz = static_cast<double>(hw[w].cycles) / static_cast<double>(hw[w].ns) * 1e3;
+            // The launch the witness followed: the last of its batch.
+            const int before = std::min(launches, 2 * kBatch * (w + 1)) - 1;
+            witness_sum += mhz, after_sum += launch_mhz[before];
+            char line[160];
+            std::snprintf(line, sizeof line, "%s,witness,%d,%.1f,,\n", loop.name, w, mhz);
+            out << line;
+        }
+        double nvml_sum = 0;
+        int nvml_count = 0;
+        for (const Sample& s : samples) {
+            char line[160];
+            std::snprintf(line, sizeof line, "%s,nvml,%.6f,%.0f,,%.1f\n", loop.name, (s.t - t0) * 1e-9, s.mhz, s.watts);
+            out << line;
+            if (s.t >= t0 && s.t <= t_end) nvml_sum += s.mhz, ++nvml_count;
+        }
+        for (cudaEvent_t& e : events) CHECK(cudaEventDestroy(e));
+        std::printf("  %-24s %5d launches at %4.0f MHz as their SMs count it; %3d witnesses at %4.0f MHz (%+.2f%% "
+                    "against the launch before each); NVML %4.0f MHz (mean of %d samples)\n",
+                    loop.name, launches, launch_sum / launches, witnesses, witness_sum / witnesses,
+                    100 * (witness_sum / after_sum - 1), nvml_count ? nvml_sum / nvml_count : 0.0, nvml_count);
+    }
+    out.close();
+    if (!out) {
+        std::fprintf(stderr, "ladder-probe: writing %s failed\n", path.c_str());
+        return 1;
+    }
+    std::printf("wrote %s\n", path.c_str());
+    return 0;
+}
+
 std::string usage() {
-    return "usage: ladder-probe [--out FILE]\n"
+    return "usage: ladder-probe [--out FILE] | --clock-trace FILE\n"
            "Measures the constants of the planner's time model on the GPU at hand (a Hopper GPU)\n"
            "and writes them to FILE (default: results/<gpu>/machine.json in the source tree it was\n"
-           "built from, or ./machine.json for an installed probe). It takes about a minute.\n";
+           "built from, or ./machine.json for an installed probe). It takes about a minute.\n"
+           "--clock-trace FILE: instead, traces the SM clock through loops shaped like the\n"
+           "benchmark's, as the SMs count it, as the benchmark's witness counts it and as NVML\n"
+           "reports it, into the CSV FILE (about 15 s; common/models/README.md).\n";
 }
 
 // Whether this executable runs from the build tree it was built in (then its default output
@@ -918,7 +1087,7 @@ std::string unwritable(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string out_path;
+    std::string out_path, trace_path;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "-h" || arg == "--help") {
@@ -934,10 +1103,24 @@ int main(int argc, char** argv) {
             }
             continue;
         }
+        if (arg == "--clock-trace" && i + 1 < argc) {
+            trace_path = argv[++i];
+            const std::string why = unwritable(trace_path);
+            if (!why.empty()) {
+                std::fprintf(stderr, "ladder-probe: --clock-trace %s: %s; nothing measured\n", trace_path.c_str(),
+                             why.c_str());
+                return 2;
+            }
+            continue;
+        }
         std::fprintf(stderr, "ladder-probe: unknown or incomplete argument '%s'\n%s", arg.c_str(), usage().c_str());
         return 2;
     }
 
+    if (!trace_path.empty() && !out_path.empty()) {
+        std::fprintf(stderr, "ladder-probe: --clock-trace writes no machine file; give --out or --clock-trace\n");
+        return 2;
+    }
     int devices = 0;
     const cudaError_t found = cudaGetDeviceCount(&devices);
     if (found != cudaSuccess || devices == 0) {
@@ -955,6 +1138,8 @@ int main(int argc, char** argv) {
                      prop.name, prop.major, prop.minor);
         return 2;
     }
+    if (!trace_path.empty())
+        return clock_trace(trace_path, prop.multiProcessorCount, static_cast<int>(prop.sharedMemPerBlockOptin));
     if (out_path.empty() && !runs_from_build_tree()) out_path = "machine.json";
     if (out_path.empty()) {
         const std::string folder = std::string(LADDER_SOURCE_DIR) + "/results/" + ladder::plan::device_folder(prop.name);
