@@ -891,8 +891,8 @@ bool write_machine_file(const std::string& path, const cudaDeviceProp& prop, con
 // 4096^3), 500 pairs; then the same launches back to back for 4 s. Three readings: per launch,
 // the cycles its SMs counted over %globaltimer (its CtaSpans); after each batch, the
 // benchmark's witness (clock_witness.cuh); every millisecond, NVML's SM clock and power from
-// a thread. Rows: loop, source (launch, witness, nvml), seconds from the loop's first launch,
-// MHz, the launch's event time, the board power.
+// a thread. Rows: loop (quoted), source (launch, witness, nvml), seconds from the loop's first
+// launch (a witness: its number), MHz, the launch's event time, the board power.
 __global__ void hold_ns(long long ns) {
     const long long t0 = static_cast<long long>(globaltimer_ns());
     while (static_cast<long long>(globaltimer_ns()) - t0 < ns) {
@@ -1009,7 +1009,7 @@ int clock_trace(const std::string& path, int sms, int smem) {
             launch_mhz[l] = cycles / ns * 1e3;
             launch_sum += launch_mhz[l];
             char line[160];
-            std::snprintf(line, sizeof line, "%s,launch,%.6f,%.1f,%.4f,\n", loop.name,
+            std::snprintf(line, sizeof line, "\"%s\",launch,%.6f,%.1f,%.4f,\n", loop.name,
                           (mid / sms - static_cast<double>(offset + t0)) * 1e-9, launch_mhz[l], ms);
             out << line;
         }
@@ -1020,14 +1020,14 @@ int clock_trace(const std::string& path, int sms, int smem) {
             const int before = std::min(launches, 2 * kBatch * (w + 1)) - 1;
             witness_sum += mhz, after_sum += launch_mhz[before];
             char line[160];
-            std::snprintf(line, sizeof line, "%s,witness,%d,%.1f,,\n", loop.name, w, mhz);
+            std::snprintf(line, sizeof line, "\"%s\",witness,%d,%.1f,,\n", loop.name, w, mhz);
             out << line;
         }
         double nvml_sum = 0;
         int nvml_count = 0;
         for (const Sample& s : samples) {
             char line[160];
-            std::snprintf(line, sizeof line, "%s,nvml,%.6f,%.0f,,%.1f\n", loop.name, (s.t - t0) * 1e-9, s.mhz, s.watts);
+            std::snprintf(line, sizeof line, "\"%s\",nvml,%.6f,%.0f,,%.1f\n", loop.name, (s.t - t0) * 1e-9, s.mhz, s.watts);
             out << line;
             if (s.t >= t0 && s.t <= t_end) nvml_sum += s.mhz, ++nvml_count;
         }
