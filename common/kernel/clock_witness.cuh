@@ -27,6 +27,18 @@ constexpr int kWitnessRounds = 2048;  // about 30 us at 1.8 GHz; %globaltimer ti
 
 namespace {
 
+// mma.sync m16n8k16 (bf16 in, fp32 accumulated into d) as asm volatile, so that the MMAs of a
+// timed loop stay between the clock reads around it; ladder-probe's tensor-core loops use it
+// too. Step 02's mma_m16n8k16_bf16 is the lesson's, free to be scheduled with its loads.
+__device__ __forceinline__ void timed_mma_m16n8k16_bf16(float (&d)[4], const uint32_t (&a)[4],
+                                                        const uint32_t (&b)[2]) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9},"
+        " {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
 // A bf16 in [-1, 1) from 16 hashed bits: random operands draw the power that the
 // benchmark's uniform inputs draw (zeros draw far less).
 __device__ __forceinline__ uint32_t witness_pair(uint32_t i) {
@@ -55,12 +67,7 @@ __global__ void __launch_bounds__(kWitnessThreads, 1) clock_witness_kernel(Witne
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns0));
     for (int i = 0; i < kWitnessRounds; ++i)
 #pragma unroll
-        for (int j = 0; j < kWitnessChains; ++j)
-            asm volatile(
-                "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9},"
-                " {%0,%1,%2,%3};\n"
-                : "+f"(acc[j][0]), "+f"(acc[j][1]), "+f"(acc[j][2]), "+f"(acc[j][3])
-                : "r"(a[j][0]), "r"(a[j][1]), "r"(a[j][2]), "r"(a[j][3]), "r"(b[j][0]), "r"(b[j][1]));
+        for (int j = 0; j < kWitnessChains; ++j) timed_mma_m16n8k16_bf16(acc[j], a[j], b[j]);
     __syncthreads();
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns1));
     if (threadIdx.x == 0) *span = {clock64() - clock0, ns1 - ns0};

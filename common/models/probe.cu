@@ -165,17 +165,12 @@ __device__ __forceinline__ void span_end(CtaSpan* span) {
 constexpr int kMmaChains = 8;
 constexpr int kPeakThreads = 512;
 __global__ void __launch_bounds__(kPeakThreads, 1) mma_sync_peak(int iters, float* out, CtaSpan* span) {
-    const uint32_t a0 = kOnePair, a1 = kOnePair, a2 = kOnePair, a3 = kOnePair, b0 = kOnePair, b1 = kOnePair;
+    const uint32_t a[4] = {kOnePair, kOnePair, kOnePair, kOnePair}, b[2] = {kOnePair, kOnePair};
     float acc[kMmaChains][4] = {};
     span_begin(span);
     for (int i = 0; i < iters; ++i) {
 #pragma unroll
-        for (int j = 0; j < kMmaChains; ++j)
-            asm volatile(
-                "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9},"
-                " {%0,%1,%2,%3};\n"
-                : "+f"(acc[j][0]), "+f"(acc[j][1]), "+f"(acc[j][2]), "+f"(acc[j][3])
-                : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+        for (int j = 0; j < kMmaChains; ++j) ladder::timed_mma_m16n8k16_bf16(acc[j], a, b);
     }
     span_end(span);
     float sum = 0;
@@ -713,12 +708,7 @@ __global__ void __launch_bounds__(kPeakThreads, 1) mma_sync_sustained(long long 
     span_begin(span);
     for (long long i = 0; i < iters; ++i) {
 #pragma unroll
-        for (int j = 0; j < kMmaChains; ++j)
-            asm volatile(
-                "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9},"
-                " {%0,%1,%2,%3};\n"
-                : "+f"(acc[j][0]), "+f"(acc[j][1]), "+f"(acc[j][2]), "+f"(acc[j][3])
-                : "r"(a[j][0]), "r"(a[j][1]), "r"(a[j][2]), "r"(a[j][3]), "r"(b[j][0]), "r"(b[j][1]));
+        for (int j = 0; j < kMmaChains; ++j) ladder::timed_mma_m16n8k16_bf16(acc[j], a[j], b[j]);
     }
     span_end(span);
     float sum = 0;
