@@ -117,6 +117,11 @@ bad_args += [(probe, args, pattern) for args, pattern in [
     (["--out", "/"], r"--out /: '/' names a folder, not a file"),
     (["--out", "/proc"], r"--out /proc: '/proc' is a folder"),
     (["--bogus"], r"unknown or incomplete argument '--bogus'"),
+    (["--clock-trace", "/nonexistent-directory/trace.csv"], r"--clock-trace /nonexistent-directory/trace.csv: "
+     r"folder '/nonexistent-directory' does not exist; nothing measured"),
+    (["--clock-trace"], r"unknown or incomplete argument '--clock-trace'"),
+    (["--out", "/tmp/ladder-probe-machine.json", "--clock-trace", "/tmp/ladder-probe-trace.csv"],
+     r"--clock-trace writes no machine file; give --out or --clock-trace"),
 ]]
 expect([ring, "--help"], 0, r"^usage: ladder-ring --step", "stdout")
 expect([ring, "--step", "4", "--fault", "empty-parity"], 1, r"(race|hang): ", "stdout")  # a fault that applies is found
