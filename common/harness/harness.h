@@ -157,8 +157,9 @@ struct Timing {
     double max_ms = 0;
     double estimate_ms = 0;  // one launch, from the warm-up
     int runs = 0;            // 0: not timed, because min_runs launches would exceed the budget
-    // The SM clock and board power while the timed launches ran (every kind's loop, the same
-    // for all kinds): means of samples every kSampleMicroseconds (sampler.h); 0 when unknown.
+    // NVML's SM clock and board power while the timed launches ran (every kind's loop, the
+    // same for all kinds): means of samples every kSampleMicroseconds (sampler.h); 0 when
+    // unknown.
     double sm_clock_mhz = 0;
     double power_w = 0;
     // The clock an SM under tensor-core load counts while the loop runs: cycles over

@@ -1,8 +1,10 @@
 // sampler.h: the SM clock and board power over a stretch of GPU work, sampled from a
-// background thread while the host waits for that work. A benchmark row's clock is the mean
-// of the samples taken while its timed loop ran, not one reading after it: under the power
-// limit the clock moves while a loop runs (the limiter overshoots, then settles over
-// seconds), and one reading catches it wherever it happens to be.
+// background thread while the host waits for that work. A benchmark row's NVML clock is the
+// mean of the samples taken while its timed loop ran, not one reading after it: under the
+// power limit the clock moves while a loop runs (the limiter overshoots, then settles over
+// seconds), and one reading catches it wherever it happens to be. NVML refreshes what it
+// reports about every 0.1 s, so the first samples of a loop still describe the board before
+// it; the clock the SMs run tensor-core work at is the witness's (harness.h, Timing).
 // Plain C++: the readers are functions, NVML's in the harness (harness.cu), fakes in the tests.
 #pragma once
 
