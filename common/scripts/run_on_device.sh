@@ -6,7 +6,8 @@
 #   common/scripts/run_on_device.sh [--tests-only | --bench-only] [--hang-trap] [--quick]
 #                            [--probe] [--regimes] [--inputs] [--timeline] [--exercises]
 #   --probe      measure the machine first (ladder-probe): results/<gpu>/machine.json, which
-#                the planner's predictions in the benchmark then use
+#                the planner's predictions in the benchmark then use; then trace the clock of
+#                benchmark-shaped loops (ladder-probe --clock-trace): results/clock_trace.csv
 #   --regimes    also time step 07 and cuBLAS cool (after an idle pause) and sustained (a
 #                minute back to back) at 4096^3 and 8192^3: results/regimes.csv
 #   --inputs     also time step 07 (default, cluster1 and lesson) and cuBLAS at the headline
@@ -63,6 +64,7 @@ if [ $probe = 1 ]; then
   mkdir -p "results/${folder:-unknown}" "$results"
   timeout 180 ./$build/ladder-probe --out "results/${folder:-unknown}/machine.json" 2>&1 | tee -a "$OUT/probe.log"
   cp "results/${folder:-unknown}/machine.json" "$results/" 2>/dev/null
+  timeout 120 ./$build/ladder-probe --clock-trace "$results/clock_trace.csv" 2>&1 | tee -a "$OUT/probe.log"
 fi
 
 if [ "$mode" = all ] || [ "$mode" = tests ]; then
