@@ -164,8 +164,9 @@ struct Timing {
     double power_w = 0;
     // The clock an SM under tensor-core load counts while the loop runs: cycles over
     // %globaltimer of a witness kernel after each batch (harness.cu, ClockWitness); 0 when
-    // not measured. NVML's clock above is not that rate, nor is it fresh on a short loop
-    // (common/models/README.md, "What NVML's clock is not").
+    // not measured. NVML's clock above need not be that rate (on the H200 it was about 9%
+    // higher), nor is it fresh on a short loop (common/models/README.md, "What NVML's clock
+    // is not").
     double tensor_clock_mhz = 0;
 };
 

@@ -3,7 +3,7 @@
 // mean of the samples taken while its timed loop ran, not one reading after it: under the
 // power limit the clock moves while a loop runs (the limiter overshoots, then settles over
 // seconds), and one reading catches it wherever it happens to be. NVML refreshes what it
-// reports about every 0.1 s, so the first samples of a loop still describe the board before
+// reports about every 0.1 s (measured on the H200), so the first samples of a loop still describe the board before
 // it; the clock the SMs run tensor-core work at is the witness's (harness.h, Timing).
 // Plain C++: the readers are functions, NVML's in the harness (harness.cu), fakes in the tests.
 #pragma once

@@ -1,8 +1,8 @@
 // clock_witness.cuh: the clock an SM runs tensor-core work at, measured where the work is.
 //
-// NVML's SM clock is the clock generator's setting, refreshed about every 100 ms; an SM whose
-// tensor cores are busy counts fewer cycles per second than that (common/models/README.md,
-// "What NVML's clock is not"). The witness measures the rate itself: one CTA of four warps
+// NVML's SM clock is the clock generator's setting, refreshed about every 100 ms; on the H200
+// an SM whose tensor cores are busy counts about 9% fewer cycles per second than that
+// (common/models/README.md, "What NVML's clock is not"). The witness measures the rate itself: one CTA of four warps
 // (one per SM sub-partition) runs chains of mma.sync m16n8k16 on random bf16 in registers
 // for about 30 us, while thread 0 counts its SM's cycles (clock64) against %globaltimer.
 // Launched right after other work, it finds the GPU as that work left it: the power

@@ -1027,6 +1027,10 @@ int clock_trace(const std::string& path, int sms, int smem) {
                     loop.name, launches, launch_sum / launches, witnesses, witness_sum / witnesses,
                     100 * (witness_sum / after_sum - 1), nvml_count ? nvml_sum / nvml_count : 0.0, nvml_count);
     }
+    CHECK(cudaFree(fout));
+    CHECK(cudaFree(spans));
+    CHECK(cudaFree(witness));
+    CHECK(cudaFree(stamp));
     out.close();
     if (!out) {
         std::fprintf(stderr, "ladder-probe: writing %s failed\n", path.c_str());
