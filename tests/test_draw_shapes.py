@@ -4,7 +4,9 @@
     test_draw_shapes.py <repository root>
 
 The draws of results/h100/step07_random_shapes.csv (config column: first, second and third
-draw) are the script's output for the seeds 07_clusters_multicast/NOTES.md names; every shape
+draw) and the first 40 shapes of results/h200/2026-11-28/step07_random_variants.csv (each
+round runs them, then 15 shapes of step07_cluster4_rounds.csv) are the script's output for
+the seeds 07_clusters_multicast/NOTES.md names; every shape
 keeps the contract (K a multiple of 8, sides within the bounds asked for); bad arguments exit
 2 with a message.
 """
@@ -14,6 +16,7 @@ import subprocess
 import sys
 
 DRAWS = {"first draw": (20261128, 44), "second draw": (777, 44), "third draw, the final rule": (31337, 48)}
+H200_DRAW = (20261129, 40)  # results/h200/2026-11-28/step07_random_variants.csv
 
 
 def run(root, *args):
@@ -36,6 +39,16 @@ def main():
                             f"--count {count} ({len(drawn)} shapes, exit {out.returncode})")
         if f"--seed {seed}" not in notes:
             failures.append(f"07's NOTES.md does not name the seed {seed} of the {config}")
+    seed, count = H200_DRAW
+    with open(os.path.join(root, "results", "h200", "2026-11-28", "step07_random_variants.csv"), newline="") as f:
+        h200 = [f"{r['M']}x{r['N']}x{r['K']}" for r in csv.DictReader(f)
+                if r["config"] == "round 1" and r["name"].endswith(":cluster2")][:count]
+    out = run(root, "--seed", str(seed), "--count", str(count))
+    if out.returncode != 0 or h200 != out.stdout.strip().split(","):
+        failures.append(f"the H200's draw: the CSV's first {len(h200)} shapes are not draw_shapes.py --seed {seed} "
+                        f"--count {count}")
+    if f"--seed {seed}" not in notes:
+        failures.append(f"07's NOTES.md does not name the seed {seed} of the H200's draw")
     out = run(root, "--seed", "5", "--count", "500", "--min-side", "100", "--max-side", "300", "--min-k", "64",
               "--max-k", "100")
     for item in out.stdout.strip().split(","):
@@ -51,7 +64,7 @@ def main():
     if failures:
         print("FAIL:\n  " + "\n  ".join(failures))
         return 1
-    print(f"PASS: draw_shapes.py reproduces the {len(DRAWS)} draws of step07_random_shapes.csv")
+    print(f"PASS: draw_shapes.py reproduces the {len(DRAWS)} draws of step07_random_shapes.csv and the H200's")
     return 0
 
 
