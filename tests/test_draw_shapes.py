@@ -30,25 +30,23 @@ def main():
     with open(os.path.join(root, "results", "h100", "step07_random_shapes.csv"), newline="") as f:
         rows = list(csv.DictReader(f))
     notes = open(os.path.join(root, "07_clusters_multicast", "NOTES.md"), encoding="utf-8").read()
-    for config, (seed, count) in DRAWS.items():
-        recorded = [f"{r['M']}x{r['N']}x{r['K']}" for r in rows if r["config"] == config]
+
+    def check(label, recorded, seed, count):
         out = run(root, "--seed", str(seed), "--count", str(count))
         drawn = out.stdout.strip().split(",")
         if out.returncode != 0 or recorded != drawn:
-            failures.append(f"{config}: the CSV's {len(recorded)} shapes are not draw_shapes.py --seed {seed} "
+            failures.append(f"{label}: the CSV's {len(recorded)} shapes are not draw_shapes.py --seed {seed} "
                             f"--count {count} ({len(drawn)} shapes, exit {out.returncode})")
         if f"--seed {seed}" not in notes:
-            failures.append(f"07's NOTES.md does not name the seed {seed} of the {config}")
+            failures.append(f"07's NOTES.md does not name the seed {seed} of the {label}")
+
+    for config, (seed, count) in DRAWS.items():
+        check(config, [f"{r['M']}x{r['N']}x{r['K']}" for r in rows if r["config"] == config], seed, count)
     seed, count = H200_DRAW
     with open(os.path.join(root, "results", "h200", "2026-11-28", "step07_random_variants.csv"), newline="") as f:
         h200 = [f"{r['M']}x{r['N']}x{r['K']}" for r in csv.DictReader(f)
                 if r["config"] == "round 1" and r["name"].endswith(":cluster2")][:count]
-    out = run(root, "--seed", str(seed), "--count", str(count))
-    if out.returncode != 0 or h200 != out.stdout.strip().split(","):
-        failures.append(f"the H200's draw: the CSV's first {len(h200)} shapes are not draw_shapes.py --seed {seed} "
-                        f"--count {count}")
-    if f"--seed {seed}" not in notes:
-        failures.append(f"07's NOTES.md does not name the seed {seed} of the H200's draw")
+    check("H200's draw", h200, seed, count)
     out = run(root, "--seed", "5", "--count", "500", "--min-side", "100", "--max-side", "300", "--min-k", "64",
               "--max-k", "100")
     for item in out.stdout.strip().split(","):
